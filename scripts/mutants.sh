@@ -1,0 +1,49 @@
+#!/usr/bin/env bash
+# Mutation check of the gradient tests: drops or flips one term of the backward pass at a
+# time, in a scratch copy of the tree, and confirms `cargo test --test gradients` fails.
+# Usage: scripts/mutants.sh   (prints one line per mutant; exit 1 if any survives)
+set -u
+root=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+cp -r "$root/Cargo.toml" "$root/Cargo.lock" "$root/src" "$root/tests" "$work/"
+export CARGO_TARGET_DIR="$root/target/mutants"
+# file | exact text | replacement | what it does
+mutants=(
+  "src/model/lstm.rs|s.dc[k] = dc * f;|s.dc[k] = 0.0 * dc * f;|drop the cell-state recurrence"
+  "src/model/lstm.rs|db[h + j] = df * f * (1.0 - f);|db[h + j] = -df * f * (1.0 - f);|flip the forget-gate gradient"
+  "src/model/lstm.rs|let dc = s.dc[k] + dh * o|let dc = dh * o|drop dc from the next step"
+  "src/model/lstm.rs|*bh_ += x;|*bh_ += 0.0 * x;|drop the b_hh gradient"
+  "src/model/lstm.rs|matmul_nn(b_sz, h, g4, dgates, g4, w.w_hh, h, 0.0, &mut s.dh, h);|s.dh.fill(0.0);|drop the hidden-state recurrence"
+  "src/model/attention.rs|*x = y * (*x - dot);|*x = y * *x;|drop the softmax normalisation term"
+  "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * hs..], ld);||drop the score path into h_enc"
+  "src/model/output.rs|dl[targets[r] as usize] -= inv_n;|dl[targets[r] as usize] += inv_n;|flip the one-hot term of the loss"
+  "src/model/output.rs|matmul_tn(h, h, n, dpre, h, c, h, 1.0, &mut g_w_comb[h..], 2 * h);||drop the context half of dW"
+  "src/model/mod.rs|ws.dh0[j] = ws.lstm.dh[j] * inv_dirs;|ws.dh0[j] = 0.0;|cut the decoder's initial h from the encoder"
+  "src/model/mod.rs|ws.dc.iter_mut().for_each(\|x\| *x *= inv_k);||drop the 1/K of the head average"
+)
+survivors=0
+for m in "${mutants[@]}"; do
+  IFS='|' read -r file from to what <<<"${m//\\|/$'\x01'}"
+  from=${from//$'\x01'/|}; to=${to//$'\x01'/|}
+  cp "$root/$file" "$work/$file"
+  python3 - "$work/$file" "$from" "$to" <<'PY' || { echo "MUTANT NOT APPLIED: $what"; survivors=$((survivors+1)); continue; }
+import re, sys
+p, a, b = sys.argv[1:]
+s = open(p).read()
+# Whitespace-insensitive, and blind to rustfmt's trailing commas before ')'.
+chars = [c for c in a if not c.isspace()]
+pat = r"\s*".join((r",?\s*\)" if c == ")" else re.escape(c)) for c in chars)
+hits = list(re.finditer(pat, s))
+if len(hits) != 1:
+    sys.exit(1)
+open(p, "w").write(s[: hits[0].start()] + b + s[hits[0].end() :])
+PY
+  if (cd "$work" && cargo test -q --test gradients >/dev/null 2>&1); then
+    echo "SURVIVED: $what"; survivors=$((survivors+1))
+  else
+    echo "killed:   $what"
+  fi
+  cp "$root/$file" "$work/$file"
+done
+[ "$survivors" -eq 0 ]

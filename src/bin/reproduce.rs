@@ -1,0 +1,296 @@
+//! `reproduce`: the paper's copying experiment from the command line. Trains one run per
+//! seed, writes a CSV row per evaluation and prints a summary table per seed. Progress goes
+//! to stderr. `reproduce --help` lists the options.
+
+use attention_playground::config::{AttentionMode, Config, OptimizerKind, TaskKind, PRESETS};
+use attention_playground::train::{Evaluation, Trainer};
+use std::io::Write;
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+const HELP: &str = "\
+reproduce: train the copying experiment of Snell et al. (2021) on several seeds.
+
+Options (defaults: the paper's easy task):
+  --preset NAME        start from a preset: small-easy small-hard easy hard small-uniform
+                       small-reverse small-translate (default: easy)
+  --task KIND          copy | reverse | translate
+  --iid                tokens i.i.d. instead of distinct
+  --vocab V  --length L  --hidden H  --batch B  --heads K
+  --lr X               learning rate
+  --optimizer NAME     adam | sgd
+  --attention MODE     learned | uniform
+  --bidirectional      bidirectional encoder
+  --seeds LIST         e.g. 0-4 or 0,3,7 (default 0-4)
+  --steps N            training steps per seed (default 200)
+  --eval-every N  --eval-batch N
+  --csv FILE           write the CSV there instead of standard output
+  --jobs N             seeds trained at once, one thread each (default 1)
+";
+
+struct Args {
+    config: Config,
+    seeds: Vec<u64>,
+    steps: u64,
+    csv: Option<String>,
+    jobs: usize,
+}
+
+fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        if let Some((a, b)) = part.split_once('-') {
+            let (a, b): (u64, u64) = (num(a, "--seeds")?, num(b, "--seeds")?);
+            if a > b {
+                return Err(format!("--seeds: empty range {part}"));
+            }
+            out.extend(a..=b);
+        } else {
+            out.push(num(part, "--seeds")?);
+        }
+    }
+    Ok(out)
+}
+
+fn num<T: std::str::FromStr>(s: &str, flag: &str) -> Result<T, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("{flag}: not a valid number: {s:?}"))
+}
+
+fn parse_args() -> Result<Args, String> {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    // The preset comes first so that other flags override it, wherever they stand.
+    let mut config = Config::preset("easy").expect("preset");
+    if let Some(i) = argv.iter().position(|a| a == "--preset") {
+        let name = argv.get(i + 1).ok_or("--preset needs a name")?;
+        config = Config::preset(name).ok_or_else(|| {
+            format!(
+                "--preset: unknown preset {name:?}; known: {}",
+                PRESETS.join(", ")
+            )
+        })?;
+    }
+    let mut args = Args {
+        config,
+        seeds: (0..5).collect(),
+        steps: 200,
+        csv: None,
+        jobs: 1,
+    };
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        let mut value = || {
+            it.next()
+                .map(String::as_str)
+                .ok_or(format!("{flag} needs a value"))
+        };
+        let c = &mut args.config;
+        match flag.as_str() {
+            "--help" | "-h" => {
+                print!("{HELP}");
+                std::process::exit(0);
+            }
+            "--preset" => {
+                value()?;
+            }
+            "--task" => {
+                c.task = match value()? {
+                    "copy" => TaskKind::Copy,
+                    "reverse" => TaskKind::Reverse,
+                    "translate" => TaskKind::Translate,
+                    v => return Err(format!("--task: unknown task {v:?}")),
+                }
+            }
+            "--iid" => c.distinct = false,
+            "--vocab" => c.vocab = num(value()?, flag)?,
+            "--length" => c.length = num(value()?, flag)?,
+            "--hidden" => c.hidden = num(value()?, flag)?,
+            "--batch" => c.batch = num(value()?, flag)?,
+            "--heads" => c.heads = num(value()?, flag)?,
+            "--lr" => c.learning_rate = num(value()?, flag)?,
+            "--optimizer" => {
+                c.optimizer = match value()? {
+                    "adam" => OptimizerKind::Adam,
+                    "sgd" => OptimizerKind::Sgd,
+                    v => return Err(format!("--optimizer: unknown optimizer {v:?}")),
+                }
+            }
+            "--attention" => {
+                c.attention = match value()? {
+                    "learned" => AttentionMode::Learned,
+                    "uniform" => AttentionMode::Uniform,
+                    v => return Err(format!("--attention: unknown mode {v:?}")),
+                }
+            }
+            "--bidirectional" => c.bidirectional = true,
+            "--seeds" => args.seeds = parse_seeds(value()?)?,
+            "--steps" => args.steps = num(value()?, flag)?,
+            "--eval-every" => c.eval_every = num(value()?, flag)?,
+            "--eval-batch" => c.eval_batch = num(value()?, flag)?,
+            "--csv" => args.csv = Some(value()?.to_string()),
+            "--jobs" => args.jobs = num::<usize>(value()?, flag)?.max(1),
+            other => return Err(format!("unknown option {other:?} (see --help)")),
+        }
+    }
+    args.config.validate().map_err(|e| e.to_string())?;
+    Ok(args)
+}
+
+/// What the summary table says of one seed.
+struct Summary {
+    seed: u64,
+    final_eval: Evaluation,
+    token_099: Option<u64>,
+    ktiw_05: Option<u64>,
+    attention_05: Option<u64>,
+    ms_per_step: f64,
+}
+
+fn first_step(h: &[Evaluation], pred: impl Fn(&Evaluation) -> bool) -> Option<u64> {
+    h.iter().find(|e| pred(e)).map(|e| e.step)
+}
+
+fn run_seed(config: &Config, seed: u64, steps: u64) -> Result<(Vec<Evaluation>, f64), String> {
+    let mut trainer = Trainer::new(Config {
+        seed,
+        ..config.clone()
+    })
+    .map_err(|e| e.to_string())?;
+    let start = Instant::now();
+    for s in 0..steps {
+        if let Err(e) = trainer.step() {
+            eprintln!("seed {seed}: {e}");
+            break;
+        }
+        if (s + 1) % 50 == 0 {
+            let e = trainer.latest();
+            eprintln!(
+                "seed {seed}: step {:>4}  loss {:.4}  token acc {:.3}  attn acc {:.3}  ktiw acc {:.3}",
+                s + 1,
+                trainer.last_loss(),
+                e.token_accuracy,
+                e.attention_accuracy,
+                e.ktiw_accuracy
+            );
+        }
+    }
+    let ms = start.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
+    Ok((trainer.history().to_vec(), ms))
+}
+
+fn fmt_step(s: Option<u64>) -> String {
+    s.map_or("never".to_string(), |s| s.to_string())
+}
+
+fn main() {
+    let args = match parse_args() {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("reproduce: {e}");
+            std::process::exit(2);
+        }
+    };
+    let c = &args.config;
+    eprintln!(
+        "task {:?} distinct={} V={} L={} H={} batch={} {:?} lr={} attention {:?} heads={} bi={} steps={} seeds={:?}",
+        c.task, c.distinct, c.vocab, c.length, c.hidden, c.batch, c.optimizer, c.learning_rate,
+        c.attention, c.heads, c.bidirectional, args.steps, args.seeds
+    );
+    let queue = Arc::new(Mutex::new(args.seeds.clone()));
+    let results = Arc::new(Mutex::new(Vec::new()));
+    std::thread::scope(|scope| {
+        for _ in 0..args.jobs.min(args.seeds.len()) {
+            let (queue, results) = (queue.clone(), results.clone());
+            let config = args.config.clone();
+            scope.spawn(move || loop {
+                let Some(seed) = queue.lock().unwrap().pop() else {
+                    break;
+                };
+                match run_seed(&config, seed, args.steps) {
+                    Ok(r) => results.lock().unwrap().push((seed, r)),
+                    Err(e) => {
+                        eprintln!("reproduce: {e}");
+                        std::process::exit(2);
+                    }
+                }
+            });
+        }
+    });
+    let mut results = Arc::try_unwrap(results).ok().unwrap().into_inner().unwrap();
+    results.sort_by_key(|(seed, _)| *seed);
+
+    let mut out: Box<dyn Write> = match &args.csv {
+        Some(path) => Box::new(std::fs::File::create(path).unwrap_or_else(|e| {
+            eprintln!("reproduce: cannot write {path}: {e}");
+            std::process::exit(2)
+        })),
+        None => Box::new(std::io::stdout()),
+    };
+    writeln!(
+        out,
+        "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement"
+    )
+    .unwrap();
+    let mut summaries = Vec::new();
+    for (seed, (history, ms)) in &results {
+        for e in history {
+            writeln!(
+                out,
+                "{seed},{},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4}",
+                e.step,
+                e.loss,
+                e.token_accuracy,
+                e.attention_accuracy,
+                e.ktiw_accuracy,
+                e.ktiw_score,
+                e.agreement
+            )
+            .unwrap();
+        }
+        summaries.push(Summary {
+            seed: *seed,
+            final_eval: *history.last().unwrap(),
+            token_099: first_step(history, |e| e.token_accuracy >= 0.99),
+            ktiw_05: first_step(history, |e| e.ktiw_accuracy > 0.5),
+            attention_05: first_step(history, |e| e.attention_accuracy > 0.5),
+            ms_per_step: *ms,
+        });
+    }
+    out.flush().unwrap();
+    drop(out);
+
+    let mut table = String::new();
+    table.push_str("| seed | final token acc | final attn acc | final KTIW acc | token acc ≥ 0.99 at | KTIW acc > 0.5 at | attn acc > 0.5 at | ms/step |\n");
+    table.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for s in &summaries {
+        table.push_str(&format!(
+            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {:.1} |\n",
+            s.seed,
+            s.final_eval.token_accuracy,
+            s.final_eval.attention_accuracy,
+            s.final_eval.ktiw_accuracy,
+            fmt_step(s.token_099),
+            fmt_step(s.ktiw_05),
+            fmt_step(s.attention_05),
+            s.ms_per_step
+        ));
+    }
+    let solved = summaries.iter().filter(|s| s.token_099.is_some()).count();
+    let ktiw_first = summaries
+        .iter()
+        .filter(|s| matches!((s.ktiw_05, s.attention_05), (Some(k), Some(a)) if k < a))
+        .count();
+    let both = summaries
+        .iter()
+        .filter(|s| s.ktiw_05.is_some() && s.attention_05.is_some())
+        .count();
+    table.push_str(&format!(
+        "\nreached token acc 0.99: {solved}/{} seeds; KTIW acc passed 0.5 strictly before attention acc in {ktiw_first}/{both} seeds where both did\n",
+        summaries.len()
+    ));
+    eprint!("\n{table}");
+    if args.csv.is_some() {
+        print!("{table}");
+    }
+}

@@ -1,0 +1,272 @@
+//! The kernel API every matrix product of the model goes through: one strided `gemm` plus
+//! the three shapes the model uses (`A·B`, `A·Bᵀ`, `Aᵀ·B`), and the row-wise loops (bias,
+//! softmax). `blocked.rs` is the fast gemm; `scalar.rs` the reference, the test oracle.
+//! Only the kernels live here: what to multiply is the model's business.
+
+pub mod blocked;
+pub mod scalar;
+
+use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
+
+/// A read-only strided matrix: element (i, j) is `data[i * rs + j * cs]`.
+#[derive(Clone, Copy)]
+pub struct Mat<'a> {
+    pub data: &'a [f32],
+    pub rs: usize,
+    pub cs: usize,
+}
+
+/// A writable strided matrix, laid out as [`Mat`].
+pub struct MatMut<'a> {
+    pub data: &'a mut [f32],
+    pub rs: usize,
+    pub cs: usize,
+}
+
+impl<'a> Mat<'a> {
+    /// Row-major with leading dimension `ld` (row stride).
+    pub fn rows(data: &'a [f32], ld: usize) -> Mat<'a> {
+        Mat {
+            data,
+            rs: ld,
+            cs: 1,
+        }
+    }
+    /// The transpose of a row-major matrix with leading dimension `ld`.
+    pub fn rows_t(data: &'a [f32], ld: usize) -> Mat<'a> {
+        Mat {
+            data,
+            rs: 1,
+            cs: ld,
+        }
+    }
+}
+
+impl<'a> MatMut<'a> {
+    pub fn rows(data: &'a mut [f32], ld: usize) -> MatMut<'a> {
+        MatMut {
+            data,
+            rs: ld,
+            cs: 1,
+        }
+    }
+}
+
+/// C (m×n) = A (m×k) · B (k×n) + beta · C. With `beta == 0` the old C is ignored (NaN-safe).
+/// Allocates nothing (its packing buffers are per thread, made on first use).
+pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    blocked::gemm(m, n, k, a, b, beta, c);
+}
+
+/// ndarray's `general_mat_mul` on the same strided operands: a second, independent oracle
+/// for the tests and the benchmark's reference point. (It allocates: not for the model.)
+pub fn ndarray_gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    let extent = |r: usize, q: usize, rs: usize, cs: usize| (r - 1) * rs + (q - 1) * cs + 1;
+    let av = ArrayView2::from_shape(
+        (m, k).strides((a.rs, a.cs)),
+        &a.data[..extent(m, k, a.rs, a.cs)],
+    )
+    .unwrap();
+    let bv = ArrayView2::from_shape(
+        (k, n).strides((b.rs, b.cs)),
+        &b.data[..extent(k, n, b.rs, b.cs)],
+    )
+    .unwrap();
+    let len = extent(m, n, c.rs, c.cs);
+    let mut cv =
+        ArrayViewMut2::from_shape((m, n).strides((c.rs, c.cs)), &mut c.data[..len]).unwrap();
+    general_mat_mul(1.0, &av, &bv, beta, &mut cv);
+}
+
+/// C (m×n) = A (m×k, row-major, ld `lda`) · Bᵀ where B is (n×k, row-major, ld `ldb`) + beta·C.
+/// The shape of a linear layer's forward pass: `Y = X Wᵀ`.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_nt(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    gemm(
+        m,
+        n,
+        k,
+        Mat::rows(a, lda),
+        Mat::rows_t(b, ldb),
+        beta,
+        MatMut::rows(c, ldc),
+    );
+}
+
+/// C (m×n) = A (m×k) · B (k×n), all row-major, + beta·C. The shape of `dX = dY W`.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_nn(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    gemm(
+        m,
+        n,
+        k,
+        Mat::rows(a, lda),
+        Mat::rows(b, ldb),
+        beta,
+        MatMut::rows(c, ldc),
+    );
+}
+
+/// C (m×n) = Aᵀ · B where A is (k×m) and B is (k×n), row-major, + beta·C.
+/// The shape of a weight gradient: `dW += dYᵀ X`.
+#[allow(clippy::too_many_arguments)]
+pub fn matmul_tn(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    gemm(
+        m,
+        n,
+        k,
+        Mat::rows_t(a, lda),
+        Mat::rows(b, ldb),
+        beta,
+        MatMut::rows(c, ldc),
+    );
+}
+
+/// Adds `bias` (n,) to every row of `x` (rows, n).
+pub fn add_bias_rows(x: &mut [f32], bias: &[f32]) {
+    for row in x.chunks_exact_mut(bias.len()) {
+        for (v, b) in row.iter_mut().zip(bias) {
+            *v += b;
+        }
+    }
+}
+
+/// `acc` (n,) += the sum of the rows of `x` (rows, n): the gradient of a bias.
+pub fn sum_rows_into(acc: &mut [f32], x: &[f32]) {
+    for row in x.chunks_exact(acc.len()) {
+        for (a, v) in acc.iter_mut().zip(row) {
+            *a += v;
+        }
+    }
+}
+
+/// Softmax of every row of `x` (rows, n), in place.
+pub fn softmax_rows(x: &mut [f32], n: usize) {
+    for row in x.chunks_exact_mut(n) {
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let mut sum = 0.0;
+        for v in row.iter_mut() {
+            *v = (*v - max).exp();
+            sum += *v;
+        }
+        let inv = 1.0 / sum;
+        row.iter_mut().for_each(|v| *v *= inv);
+    }
+}
+
+/// Log-softmax of every row of `x` (rows, n), in place.
+pub fn log_softmax_rows(x: &mut [f32], n: usize) {
+    for row in x.chunks_exact_mut(n) {
+        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let sum: f32 = row.iter().map(|v| (v - max).exp()).sum();
+        let lse = max + sum.ln();
+        row.iter_mut().for_each(|v| *v -= lse);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rng::Rng;
+
+    fn random(n: usize, rng: &mut Rng) -> Vec<f32> {
+        (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect()
+    }
+
+    /// The dispatching kernel equals the scalar reference on odd sizes, strides and betas.
+    #[test]
+    fn gemm_matches_scalar_reference() {
+        let mut rng = Rng::new(11, 0);
+        for &(m, n, k) in &[
+            (1, 1, 1),
+            (3, 5, 7),
+            (13, 9, 17),
+            (33, 65, 31),
+            (4, 1, 19),
+            (67, 1029, 261),
+            (130, 17, 515),
+        ] {
+            for &beta in &[0.0f32, 1.0, 0.5] {
+                for &(ta, tb) in &[(false, false), (false, true), (true, false), (true, true)] {
+                    let a = random(m * k + 3, &mut rng);
+                    let b = random(k * n + 5, &mut rng);
+                    let c0 = random(m * n * 2, &mut rng);
+                    if m * n * k > 1_000_000 && (ta || tb || beta != 0.0) {
+                        continue; // the big shapes once is enough for the debug build
+                    }
+                    let am = if ta {
+                        Mat::rows_t(&a, m)
+                    } else {
+                        Mat::rows(&a, k)
+                    };
+                    let bm = if tb {
+                        Mat::rows_t(&b, k)
+                    } else {
+                        Mat::rows(&b, n)
+                    };
+                    let mut c_fast = c0.clone();
+                    let mut c_ref = c0.clone();
+                    let mut c_nd = c0.clone();
+                    gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_fast, 2 * n));
+                    scalar::gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_ref, 2 * n));
+                    ndarray_gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_nd, 2 * n));
+                    for (name, other) in [("scalar", &c_ref), ("ndarray", &c_nd)] {
+                        let maxdiff = c_fast
+                            .iter()
+                            .zip(other)
+                            .map(|(x, y)| (x - y).abs())
+                            .fold(0.0f32, f32::max);
+                        // Sums of up to k products of values in [-1, 1], in f32.
+                        let tol = 1e-6 * k as f32 + 1e-6;
+                        assert!(
+                            maxdiff <= tol,
+                            "vs {name}: m{m} n{n} k{k} beta{beta} maxdiff {maxdiff}"
+                        );
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn beta_zero_ignores_nan_in_c() {
+        let a = [1.0f32, 2.0];
+        let b = [3.0f32, 4.0];
+        let mut c = [f32::NAN];
+        matmul_nt(1, 1, 2, &a, 2, &b, 2, 0.0, &mut c, 1);
+        assert_eq!(c[0], 11.0);
+    }
+}

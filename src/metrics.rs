@@ -1,0 +1,261 @@
+//! The paper's measurements (SCIENCE.md 1.4): token accuracy, attention accuracy, the KTIW
+//! probe `β` with its accuracy and score, and the top-5% agreement of two matrices. They
+//! read a forward pass's workspace; they never change the model.
+
+use crate::kernels::{add_bias_rows, matmul_nt};
+use crate::model::params::Tensors;
+use crate::model::{Seq2Seq, Workspace};
+use crate::tasks::Batch;
+
+/// Index of the largest value (the first one on ties).
+pub fn argmax(xs: &[f32]) -> usize {
+    let mut best = 0;
+    for (i, &x) in xs.iter().enumerate() {
+        if x > xs[best] {
+            best = i;
+        }
+    }
+    best
+}
+
+/// Fraction of target tokens whose most likely output is the target. `logp` (Lt, B, NT).
+pub fn token_accuracy(logp: &[f32], targets: &[u32], n_tok: usize) -> f32 {
+    let hits = logp
+        .chunks_exact(n_tok)
+        .zip(targets)
+        .filter(|(row, &y)| argmax(row) == y as usize)
+        .count();
+    hits as f32 / targets.len() as f32
+}
+
+/// Fraction of (sequence, target step) rows of `m` (B, Lt, Ls) whose argmax over source
+/// positions is the aligned one (`aligned` (Lt,)). With `m = α`: attention accuracy; with
+/// `m = β`: KTIW accuracy.
+pub fn aligned_accuracy(m: &[f32], aligned: &[u32], src_len: usize) -> f32 {
+    let lt = aligned.len();
+    let mut hits = 0;
+    let rows = m.chunks_exact(src_len);
+    let n = rows.len();
+    for (r, row) in rows.enumerate() {
+        if argmax(row) == aligned[r % lt] as usize {
+            hits += 1;
+        }
+    }
+    hits as f32 / n as f32
+}
+
+/// `out` (B, Lt, Ls) = the mean over heads of `alpha` (K, B, Lt, Ls).
+pub fn mean_over_heads(alpha: &[f32], heads: usize, out: &mut [f32]) {
+    let n = out.len();
+    out.copy_from_slice(&alpha[..n]);
+    for k in 1..heads {
+        for (o, a) in out.iter_mut().zip(&alpha[k * n..(k + 1) * n]) {
+            *o += a;
+        }
+    }
+    let inv = 1.0 / heads as f32;
+    out.iter_mut().for_each(|x| *x *= inv);
+}
+
+/// The top-5% agreement of `b` with `a` (both (Lt, Ls), one sequence): the fraction of target
+/// steps at which fewer than `ceil(0.05 · Ls)` source positions have `b` larger than `b` at
+/// `argmax_s a`.
+pub fn agreement(a: &[f32], b: &[f32], src_len: usize) -> f32 {
+    let allowed = (0.05 * src_len as f64).ceil() as usize;
+    let mut hits = 0;
+    let mut rows = 0;
+    for (ra, rb) in a.chunks_exact(src_len).zip(b.chunks_exact(src_len)) {
+        let pick = rb[argmax(ra)];
+        let larger = rb.iter().filter(|&&x| x > pick).count();
+        if larger < allowed {
+            hits += 1;
+        }
+        rows += 1;
+    }
+    hits as f32 / rows as f32
+}
+
+/// [`agreement`] averaged over the sequences of `a`, `b` (B, Lt, Ls).
+pub fn mean_agreement(a: &[f32], b: &[f32], tgt_len: usize, src_len: usize) -> f32 {
+    let per = tgt_len * src_len;
+    let n = a.len() / per;
+    let sum: f32 = (0..n)
+        .map(|i| {
+            agreement(
+                &a[i * per..(i + 1) * per],
+                &b[i * per..(i + 1) * per],
+                src_len,
+            )
+        })
+        .sum();
+    sum / n as f32
+}
+
+/// The KTIW probe (the paper's `get_state_scores2`) and its scratch. For target step `t` and
+/// source position `s`, attention is replaced by a one-hot vector on `s`:
+/// `p_{t,s} = softmax(W_o tanh(W_d d_t + W_c' c_s + b) + b_o)[y_t]` with
+/// `c_s = mean_k (W_c^k h_s + b_c^k)`, and `β_{t,s} = log(p / (1 − p))`.
+/// The pre-activation splits into a part per target step and one per source position,
+/// so the grid costs one product per sequence.
+#[derive(Clone, Debug)]
+pub struct KtiwProbe {
+    u: Vec<f32>,      // (Lt, B, H)   W_d d_t + b
+    cproj: Vec<f32>,  // (Ls, B, H)   c_s
+    v: Vec<f32>,      // (Ls, B, H)   W_c' c_s
+    grid: Vec<f32>,   // (Lt·Ls, H)   tanh(u_t + v_s) of one sequence
+    logits: Vec<f32>, // (Lt·Ls, NT)
+}
+
+impl KtiwProbe {
+    pub fn new(model: &Seq2Seq, batch: usize, src_len: usize, tgt_len: usize) -> KtiwProbe {
+        let (h, nt) = (model.dims.hidden, model.dims.n_tok);
+        KtiwProbe {
+            u: vec![0.0; tgt_len * batch * h],
+            cproj: vec![0.0; src_len * batch * h],
+            v: vec![0.0; src_len * batch * h],
+            grid: vec![0.0; tgt_len * src_len * h],
+            logits: vec![0.0; tgt_len * src_len * nt],
+        }
+    }
+
+    /// Fills `beta` (B, Lt, Ls) from the forward pass in `ws` on `batch`; returns the KTIW
+    /// score, the mean of `p_{t, aligned(t)}` over sequences and target steps.
+    pub fn run(
+        &mut self,
+        model: &Seq2Seq,
+        p: &Tensors<&[f32]>,
+        ws: &Workspace,
+        batch: &Batch,
+        beta: &mut [f32],
+    ) -> f32 {
+        let (h, nt, k) = (model.dims.hidden, model.dims.n_tok, model.dims.heads);
+        let hs = model.dims.enc_width();
+        let (bsz, ls, lt) = (ws.batch, ws.src_len, ws.tgt_len);
+        let d = &ws.dec.h[bsz * h..]; // (Lt, B, H)
+        matmul_nt(lt * bsz, h, h, d, h, p.w_comb, 2 * h, 0.0, &mut self.u, h);
+        add_bias_rows(&mut self.u, p.b_comb);
+        for head in 0..k {
+            let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
+            let beta_acc = if head == 0 { 0.0 } else { 1.0 };
+            matmul_nt(
+                ls * bsz,
+                h,
+                hs,
+                &ws.h_enc,
+                hs,
+                w_c,
+                hs,
+                beta_acc,
+                &mut self.cproj,
+                h,
+            );
+        }
+        let inv_k = 1.0 / k as f32;
+        for row in self.cproj.chunks_exact_mut(h) {
+            for (j, x) in row.iter_mut().enumerate() {
+                let bias: f32 = (0..k).map(|head| p.b_c[head * h + j]).sum();
+                *x = (*x + bias) * inv_k;
+            }
+        }
+        matmul_nt(
+            ls * bsz,
+            h,
+            h,
+            &self.cproj,
+            h,
+            &p.w_comb[h..],
+            2 * h,
+            0.0,
+            &mut self.v,
+            h,
+        );
+        let mut score = 0.0f64;
+        for b in 0..bsz {
+            for t in 0..lt {
+                let u = &self.u[(t * bsz + b) * h..(t * bsz + b + 1) * h];
+                for s in 0..ls {
+                    let v = &self.v[(s * bsz + b) * h..(s * bsz + b + 1) * h];
+                    let g = &mut self.grid[(t * ls + s) * h..(t * ls + s + 1) * h];
+                    for ((x, a), c) in g.iter_mut().zip(u).zip(v) {
+                        *x = (a + c).tanh();
+                    }
+                }
+            }
+            matmul_nt(
+                lt * ls,
+                nt,
+                h,
+                &self.grid,
+                h,
+                p.w_out,
+                h,
+                0.0,
+                &mut self.logits,
+                nt,
+            );
+            add_bias_rows(&mut self.logits, p.b_out);
+            for t in 0..lt {
+                let y = batch.tgt(t, b) as usize;
+                for s in 0..ls {
+                    let row = &self.logits[(t * ls + s) * nt..(t * ls + s + 1) * nt];
+                    let lo = log_odds(row, y);
+                    beta[(b * lt + t) * ls + s] = lo;
+                    if s == batch.aligned[t] as usize {
+                        score += sigmoid(lo as f64);
+                    }
+                }
+            }
+        }
+        (score / (bsz * lt) as f64) as f32
+    }
+}
+
+fn sigmoid(x: f64) -> f64 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// `log(p / (1 − p))` for `p = softmax(logits)[y]`, computed stably as
+/// `logits[y] − logsumexp_{j ≠ y} logits[j]`.
+pub fn log_odds(logits: &[f32], y: usize) -> f32 {
+    let max = logits
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != y)
+        .map(|(_, &x)| x)
+        .fold(f32::NEG_INFINITY, f32::max);
+    let sum: f32 = logits
+        .iter()
+        .enumerate()
+        .filter(|&(j, _)| j != y)
+        .map(|(_, &x)| (x - max).exp())
+        .sum();
+    logits[y] - (max + sum.ln())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_odds_matches_definition() {
+        let logits = [0.3f32, -1.2, 2.0, 0.0];
+        let z: f32 = logits.iter().map(|x| x.exp()).sum();
+        let p = logits[2].exp() / z;
+        assert!((log_odds(&logits, 2) - (p / (1.0 - p)).ln()).abs() < 1e-5);
+    }
+
+    #[test]
+    fn agreement_counts_rows_within_top_five_percent() {
+        // Ls = 3 ⇒ ceil(0.15) = 1 ⇒ b at argmax a must be b's maximum.
+        let a = [1.0, 0.0, 0.0, /* row 2 */ 0.0, 0.0, 1.0];
+        let b = [5.0, 1.0, 2.0, /* row 2 */ 9.0, 0.0, 1.0];
+        assert_eq!(agreement(&a, &b, 3), 0.5);
+    }
+
+    #[test]
+    fn aligned_accuracy_reads_argmax_per_row() {
+        // B = 1, Lt = 2, Ls = 2, aligned = [0, 1]: row 0 hits, row 1 misses.
+        let m = [0.9, 0.1, 0.8, 0.2];
+        assert_eq!(aligned_accuracy(&m, &[0, 1], 2), 0.5);
+    }
+}

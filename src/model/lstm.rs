@@ -1,0 +1,241 @@
+//! One LSTM layer over a whole token sequence, forward and backward (backpropagation through
+//! time), in PyTorch's convention: gates `i, f, g, o` from `W_ih x + b_ih + W_hh h + b_hh`.
+//! The input is always an embedding lookup, so `W_ih E[tok] + b` is a row of the small table
+//! `E W_ihᵀ + b` (NT, 4H), computed once per pass instead of once per token.
+
+use crate::kernels::{matmul_nn, matmul_nt, matmul_tn};
+
+/// One direction's weights. `H` = hidden width.
+pub struct LstmWeights<'a> {
+    pub w_ih: &'a [f32], // (4H, H)
+    pub w_hh: &'a [f32], // (4H, H)
+    pub b_ih: &'a [f32], // (4H,)
+    pub b_hh: &'a [f32], // (4H,)
+}
+
+/// Gradients of one direction's weights, accumulated into (not overwritten).
+pub struct LstmGrads<'a> {
+    pub w_ih: &'a mut [f32], // (4H, H)
+    pub w_hh: &'a mut [f32], // (4H, H)
+    pub b_ih: &'a mut [f32], // (4H,)
+    pub b_hh: &'a mut [f32], // (4H,)
+}
+
+/// What a forward pass keeps for its backward pass. `T` steps, batch `B`, width `H`.
+#[derive(Clone, Debug)]
+pub struct LstmCache {
+    pub steps: usize,
+    pub batch: usize,
+    pub hidden: usize,
+    pub n_tok: usize,
+    pub table: Vec<f32>,  // (NT, 4H)   E W_ihᵀ + b_ih + b_hh
+    pub gates: Vec<f32>,  // (T, B, 4H) activated gates i, f, g, o
+    pub h: Vec<f32>,      // (T+1, B, H) h[0] is the initial state, h[t+1] the output at t
+    pub c: Vec<f32>,      // (T+1, B, H)
+    pub tanh_c: Vec<f32>, // (T, B, H)  tanh(c[t+1])
+}
+
+impl LstmCache {
+    pub fn new(steps: usize, batch: usize, hidden: usize, n_tok: usize) -> LstmCache {
+        let bh = batch * hidden;
+        LstmCache {
+            steps,
+            batch,
+            hidden,
+            n_tok,
+            table: vec![0.0; n_tok * 4 * hidden],
+            gates: vec![0.0; steps * 4 * bh],
+            h: vec![0.0; (steps + 1) * bh],
+            c: vec![0.0; (steps + 1) * bh],
+            tanh_c: vec![0.0; steps * bh],
+        }
+    }
+
+    /// Outputs `h[1..]`: (T, B, H).
+    pub fn outputs(&self) -> &[f32] {
+        &self.h[self.batch * self.hidden..]
+    }
+
+    /// Final hidden state (B, H).
+    pub fn final_h(&self) -> &[f32] {
+        &self.h[self.steps * self.batch * self.hidden..]
+    }
+
+    /// Final cell state (B, H).
+    pub fn final_c(&self) -> &[f32] {
+        &self.c[self.steps * self.batch * self.hidden..]
+    }
+}
+
+/// Scratch of the backward pass, sized for the longest sequence it serves.
+#[derive(Clone, Debug)]
+pub struct LstmScratch {
+    pub dgates: Vec<f32>, // (T, B, 4H) gradient w.r.t. the gate pre-activations
+    pub dtable: Vec<f32>, // (NT, 4H)
+    /// (B, H): on return from [`lstm_backward`], the gradient w.r.t. the initial `h`.
+    pub dh: Vec<f32>,
+    /// (B, H): on return, the gradient w.r.t. the initial `c`.
+    pub dc: Vec<f32>,
+}
+
+impl LstmScratch {
+    pub fn new(max_steps: usize, batch: usize, hidden: usize, n_tok: usize) -> LstmScratch {
+        LstmScratch {
+            dgates: vec![0.0; max_steps * batch * 4 * hidden],
+            dtable: vec![0.0; n_tok * 4 * hidden],
+            dh: vec![0.0; batch * hidden],
+            dc: vec![0.0; batch * hidden],
+        }
+    }
+}
+
+#[inline]
+pub fn sigmoid(x: f32) -> f32 {
+    1.0 / (1.0 + (-x).exp())
+}
+
+/// Runs the LSTM over `tokens` (T, B) from the initial state already in `cache.h[0]`,
+/// `cache.c[0]`, reading embeddings from `emb` (NT, H).
+pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut LstmCache) {
+    let (t_len, b_sz, h, nt) = (cache.steps, cache.batch, cache.hidden, cache.n_tok);
+    let g4 = 4 * h;
+    let bh = b_sz * h;
+    debug_assert_eq!(tokens.len(), t_len * b_sz);
+    // table = E W_ihᵀ + b_ih + b_hh
+    matmul_nt(nt, g4, h, emb, h, w.w_ih, h, 0.0, &mut cache.table, g4);
+    for row in cache.table.chunks_exact_mut(g4) {
+        for ((x, bi), bh_) in row.iter_mut().zip(w.b_ih).zip(w.b_hh) {
+            *x += bi + bh_;
+        }
+    }
+    for t in 0..t_len {
+        let gates = &mut cache.gates[t * b_sz * g4..(t + 1) * b_sz * g4];
+        for b in 0..b_sz {
+            let tok = tokens[t * b_sz + b] as usize;
+            gates[b * g4..(b + 1) * g4].copy_from_slice(&cache.table[tok * g4..(tok + 1) * g4]);
+        }
+        // gates += h[t] W_hhᵀ
+        let (h_prev, h_next) = cache.h.split_at_mut((t + 1) * bh);
+        let h_prev = &h_prev[t * bh..];
+        matmul_nt(b_sz, g4, h, h_prev, h, w.w_hh, h, 1.0, gates, g4);
+        let (c_prev, c_next) = cache.c.split_at_mut((t + 1) * bh);
+        let c_prev = &c_prev[t * bh..];
+        let tanh_c = &mut cache.tanh_c[t * bh..(t + 1) * bh];
+        for b in 0..b_sz {
+            let gb = &mut gates[b * g4..(b + 1) * g4];
+            let (gi, rest) = gb.split_at_mut(h);
+            let (gf, rest) = rest.split_at_mut(h);
+            let (gg, go) = rest.split_at_mut(h);
+            for j in 0..h {
+                let i = sigmoid(gi[j]);
+                let f = sigmoid(gf[j]);
+                let g = gg[j].tanh();
+                let o = sigmoid(go[j]);
+                gi[j] = i;
+                gf[j] = f;
+                gg[j] = g;
+                go[j] = o;
+                let c = f * c_prev[b * h + j] + i * g;
+                let tc = c.tanh();
+                c_next[b * h + j] = c;
+                tanh_c[b * h + j] = tc;
+                h_next[b * h + j] = o * tc;
+            }
+        }
+    }
+}
+
+/// Backpropagation through time. `dh_out` (T, B, H) is the loss gradient w.r.t. each output
+/// `h[t+1]`; `final_grad` the gradient w.r.t. the final `(h, c)` (B, H each), if it is used.
+/// Accumulates into `g` and `d_emb` (NT, H); leaves the initial-state gradients in
+/// `s.dh`, `s.dc`.
+#[allow(clippy::too_many_arguments)]
+pub fn lstm_backward(
+    w: &LstmWeights,
+    emb: &[f32],
+    tokens: &[u32],
+    cache: &LstmCache,
+    dh_out: &[f32],
+    final_grad: Option<(&[f32], &[f32])>,
+    g: &mut LstmGrads,
+    d_emb: &mut [f32],
+    s: &mut LstmScratch,
+) {
+    let (t_len, b_sz, h, nt) = (cache.steps, cache.batch, cache.hidden, cache.n_tok);
+    let g4 = 4 * h;
+    let bh = b_sz * h;
+    match final_grad {
+        Some((dh, dc)) => {
+            s.dh.copy_from_slice(dh);
+            s.dc.copy_from_slice(dc);
+        }
+        None => {
+            s.dh.fill(0.0);
+            s.dc.fill(0.0);
+        }
+    }
+    for t in (0..t_len).rev() {
+        let gates = &cache.gates[t * b_sz * g4..(t + 1) * b_sz * g4];
+        let dgates = &mut s.dgates[t * b_sz * g4..(t + 1) * b_sz * g4];
+        let c_prev = &cache.c[t * bh..(t + 1) * bh];
+        let tanh_c = &cache.tanh_c[t * bh..(t + 1) * bh];
+        let dh_t = &dh_out[t * bh..(t + 1) * bh];
+        for b in 0..b_sz {
+            let gb = &gates[b * g4..(b + 1) * g4];
+            let db = &mut dgates[b * g4..(b + 1) * g4];
+            for j in 0..h {
+                let (i, f, gg, o) = (gb[j], gb[h + j], gb[2 * h + j], gb[3 * h + j]);
+                let k = b * h + j;
+                let tc = tanh_c[k];
+                // h = o · tanh(c)
+                let dh = dh_t[k] + s.dh[k];
+                let d_o = dh * tc;
+                let dc = s.dc[k] + dh * o * (1.0 - tc * tc);
+                // c = f · c_prev + i · g
+                let di = dc * gg;
+                let dg = dc * i;
+                let df = dc * c_prev[k];
+                s.dc[k] = dc * f;
+                // back through σ and tanh to the pre-activations
+                db[j] = di * i * (1.0 - i);
+                db[h + j] = df * f * (1.0 - f);
+                db[2 * h + j] = dg * (1.0 - gg * gg);
+                db[3 * h + j] = d_o * o * (1.0 - o);
+            }
+        }
+        // gates_pre += h[t] W_hhᵀ  ⇒  dh[t] = dgates W_hh
+        matmul_nn(b_sz, h, g4, dgates, g4, w.w_hh, h, 0.0, &mut s.dh, h);
+    }
+    let rows = t_len * b_sz;
+    // dW_hh += Σ_t dgates[t]ᵀ h[t]
+    matmul_tn(
+        g4,
+        h,
+        rows,
+        &s.dgates[..rows * g4],
+        g4,
+        &cache.h[..rows * h],
+        h,
+        1.0,
+        g.w_hh,
+        h,
+    );
+    // gates_pre[t, b] = table[tok] + …  ⇒  dtable[tok] += dgates[t, b]
+    s.dtable.fill(0.0);
+    for (r, &tok) in tokens.iter().enumerate().take(rows) {
+        let src = &s.dgates[r * g4..(r + 1) * g4];
+        let dst = &mut s.dtable[tok as usize * g4..(tok as usize + 1) * g4];
+        for (d, x) in dst.iter_mut().zip(src) {
+            *d += x;
+        }
+    }
+    // table = E W_ihᵀ + b_ih + b_hh
+    for row in s.dtable.chunks_exact(g4) {
+        for ((bi, bh_), x) in g.b_ih.iter_mut().zip(g.b_hh.iter_mut()).zip(row) {
+            *bi += x;
+            *bh_ += x;
+        }
+    }
+    matmul_tn(g4, h, nt, &s.dtable, g4, emb, h, 1.0, g.w_ih, h);
+    matmul_nn(nt, h, g4, &s.dtable, g4, w.w_ih, h, 1.0, d_emb, h);
+}

@@ -1,0 +1,285 @@
+//! The training API a UI drives one step at a time: a `Trainer` owns the model, its
+//! optimiser, the seeded task stream and the fixed evaluation batch with its latest `α` and
+//! `β`. Everything is allocated in `new`; `step` allocates nothing but the history entry
+//! of an evaluation step.
+
+use crate::config::{AttentionMode, Config, ConfigError};
+use crate::metrics::{
+    aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, KtiwProbe,
+};
+use crate::model::params::Dims;
+use crate::model::{Seq2Seq, Workspace};
+use crate::optim::Optimizer;
+use crate::rng::Rng;
+use crate::tasks::{Batch, Task};
+use serde::Serialize;
+use std::fmt;
+
+/// The independent random streams of one seed.
+const STREAM_INIT: u64 = 1;
+const STREAM_TRAIN: u64 = 2;
+const STREAM_EVAL: u64 = 3;
+const STREAM_TABLE: u64 = 4;
+
+/// The measurements of one evaluation on the fixed evaluation batch (teacher forced).
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+pub struct Evaluation {
+    /// Updates applied before this evaluation.
+    pub step: u64,
+    pub loss: f32,
+    pub token_accuracy: f32,
+    /// Argmax of `α` (averaged over heads) on the aligned position.
+    pub attention_accuracy: f32,
+    /// Argmax of `β` on the aligned position.
+    pub ktiw_accuracy: f32,
+    /// Mean probability of the correct token under one-hot attention on the aligned position.
+    pub ktiw_score: f32,
+    /// Top-5% agreement of `β` with `α`.
+    pub agreement: f32,
+}
+
+/// A loss above this many times chance level (`ln NT`, the loss of a uniform guess) means
+/// the run has diverged: with bounded gradients the weights grow without ever reaching NaN,
+/// so waiting for a NaN would wait for ever.
+pub const DIVERGED_FACTOR: f32 = 10.0;
+
+/// A step that could not be applied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepError {
+    /// The loss is NaN, infinite or above [`DIVERGED_FACTOR`] × chance, or a gradient is not
+    /// finite; the parameters were left as they were.
+    Diverged { step: u64, loss: f32 },
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Diverged { step, loss } => write!(
+                f,
+                "training diverged at step {step} (loss {loss}): lower the learning rate and reset"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StepError {}
+
+pub struct Trainer {
+    config: Config,
+    model: Seq2Seq,
+    params: Vec<f32>, // (P,) flat, layout `model.layout`
+    grads: Vec<f32>,  // (P,)
+    optimizer: Optimizer,
+    task: Task,
+    train_rng: Rng,
+    train_batch: Batch,
+    train_ws: Workspace,
+    eval_batch: Batch,
+    eval_ws: Workspace,
+    probe: KtiwProbe,
+    eval_alpha: Vec<f32>, // (K, Be, Lt, Ls) attention of each head on the evaluation batch
+    eval_alpha_mean: Vec<f32>, // (Be, Lt, Ls)
+    eval_beta: Vec<f32>,  // (Be, Lt, Ls) KTIW probe
+    step: u64,
+    last_loss: f32,
+    history: Vec<Evaluation>,
+}
+
+impl Trainer {
+    /// A fresh run of `config`, evaluated once at step 0.
+    pub fn new(config: Config) -> Result<Trainer, ConfigError> {
+        config.validate()?;
+        let dims = Dims {
+            n_tok: config.vocab + 2,
+            hidden: config.hidden,
+            dirs: if config.bidirectional { 2 } else { 1 },
+            heads: config.heads,
+        };
+        let model = Seq2Seq::new(dims, config.attention == AttentionMode::Uniform);
+        let (ls, lt) = (config.src_len(), config.src_len());
+        let n_params = model.layout.len;
+        let be = config.eval_batch;
+        let mut table_rng = Rng::new(config.seed, STREAM_TABLE);
+        let mut trainer = Trainer {
+            params: vec![0.0; n_params],
+            grads: vec![0.0; n_params],
+            optimizer: Optimizer::new(config.optimizer, config.learning_rate, n_params),
+            task: Task::new(&config, &mut table_rng),
+            train_rng: Rng::new(config.seed, STREAM_TRAIN),
+            train_batch: Batch::new(config.batch, config.length),
+            train_ws: model.workspace(config.batch, ls, lt),
+            eval_batch: Batch::new(be, config.length),
+            eval_ws: model.workspace(be, ls, lt),
+            probe: KtiwProbe::new(&model, be, ls, lt),
+            eval_alpha: vec![0.0; config.heads * be * lt * ls],
+            eval_alpha_mean: vec![0.0; be * lt * ls],
+            eval_beta: vec![0.0; be * lt * ls],
+            step: 0,
+            last_loss: f32::NAN,
+            history: Vec::with_capacity(1024),
+            model,
+            config,
+        };
+        trainer.start(trainer.config.seed);
+        Ok(trainer)
+    }
+
+    /// (Re)initialises everything that depends on the seed, in place, and evaluates.
+    fn start(&mut self, seed: u64) {
+        self.config.seed = seed;
+        let mut init = Rng::new(seed, STREAM_INIT);
+        self.model.layout.initialise(&mut self.params, &mut init);
+        self.optimizer.reset();
+        self.task = Task::new(&self.config, &mut Rng::new(seed, STREAM_TABLE));
+        self.train_rng = Rng::new(seed, STREAM_TRAIN);
+        let mut eval_rng = Rng::new(seed, STREAM_EVAL);
+        self.task.fill(&mut eval_rng, &mut self.eval_batch);
+        self.step = 0;
+        self.last_loss = f32::NAN;
+        self.history.clear();
+        self.evaluate();
+    }
+
+    /// Starts the run again from step 0, with the same seed or a new one.
+    pub fn reset(&mut self, seed: Option<u64>) {
+        self.start(seed.unwrap_or(self.config.seed));
+    }
+
+    /// Changes the learning rate from the next step on (the run goes on).
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
+        let candidate = Config {
+            learning_rate: lr,
+            ..self.config.clone()
+        };
+        candidate.validate()?;
+        self.config.learning_rate = lr;
+        self.optimizer.learning_rate = lr;
+        Ok(())
+    }
+
+    /// One training step on a fresh batch; evaluates when the step count reaches a
+    /// multiple of `eval_every`. Returns the training loss of the batch.
+    pub fn step(&mut self) -> Result<f32, StepError> {
+        self.task.fill(&mut self.train_rng, &mut self.train_batch);
+        let p = self.model.layout.split(&self.params);
+        let loss = self
+            .model
+            .forward(&p, &mut self.train_ws, &self.train_batch);
+        let chance = (self.model.dims.n_tok as f32).ln();
+        if !(loss.is_finite() && loss <= DIVERGED_FACTOR * chance) {
+            return Err(StepError::Diverged {
+                step: self.step,
+                loss,
+            });
+        }
+        self.model
+            .backward(&p, &mut self.grads, &mut self.train_ws, &self.train_batch);
+        if !self.grads.iter().all(|g| g.is_finite()) {
+            return Err(StepError::Diverged {
+                step: self.step,
+                loss: f32::NAN,
+            });
+        }
+        self.optimizer.update(&mut self.params, &self.grads);
+        self.step += 1;
+        self.last_loss = loss;
+        if self.step.is_multiple_of(self.config.eval_every as u64) {
+            self.evaluate();
+        }
+        Ok(loss)
+    }
+
+    /// Evaluates now on the fixed evaluation batch (replacing an evaluation of the same step).
+    pub fn evaluate(&mut self) -> Evaluation {
+        let p = self.model.layout.split(&self.params);
+        let (ls, lt) = (self.eval_batch.src_len, self.eval_batch.tgt_len);
+        let loss = self.model.forward(&p, &mut self.eval_ws, &self.eval_batch);
+        self.eval_alpha.copy_from_slice(&self.eval_ws.alpha);
+        mean_over_heads(
+            &self.eval_alpha,
+            self.config.heads,
+            &mut self.eval_alpha_mean,
+        );
+        let ktiw_score = self.probe.run(
+            &self.model,
+            &p,
+            &self.eval_ws,
+            &self.eval_batch,
+            &mut self.eval_beta,
+        );
+        let aligned = &self.eval_batch.aligned;
+        let e = Evaluation {
+            step: self.step,
+            loss,
+            token_accuracy: token_accuracy(
+                &self.eval_ws.logp,
+                &self.eval_batch.target_out,
+                self.model.dims.n_tok,
+            ),
+            attention_accuracy: aligned_accuracy(&self.eval_alpha_mean, aligned, ls),
+            ktiw_accuracy: aligned_accuracy(&self.eval_beta, aligned, ls),
+            ktiw_score,
+            agreement: mean_agreement(&self.eval_alpha_mean, &self.eval_beta, lt, ls),
+        };
+        if self.history.last().map(|h| h.step) == Some(self.step) {
+            self.history.pop();
+        }
+        self.history.push(e);
+        e
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn model(&self) -> &Seq2Seq {
+        &self.model
+    }
+
+    /// Updates applied so far.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// Training loss of the last applied step (NaN before the first).
+    pub fn last_loss(&self) -> f32 {
+        self.last_loss
+    }
+
+    /// Every evaluation so far, oldest first.
+    pub fn history(&self) -> &[Evaluation] {
+        &self.history
+    }
+
+    pub fn latest(&self) -> &Evaluation {
+        self.history.last().expect("evaluated at start")
+    }
+
+    /// The fixed evaluation batch (its tokens label the heatmaps' axes).
+    pub fn eval_batch(&self) -> &Batch {
+        &self.eval_batch
+    }
+
+    /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
+    pub fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
+        let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        match head {
+            Some(k) => {
+                let off = (k * self.eval_batch.batch + seq) * per;
+                &self.eval_alpha[off..off + per]
+            }
+            None => &self.eval_alpha_mean[seq * per..(seq + 1) * per],
+        }
+    }
+
+    /// KTIW `β` (Lt, Ls) of evaluation sequence `seq`.
+    pub fn ktiw(&self, seq: usize) -> &[f32] {
+        let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        &self.eval_beta[seq * per..(seq + 1) * per]
+    }
+
+    /// The flat parameter buffer (layout `model().layout`).
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+}

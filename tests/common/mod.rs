@@ -1,0 +1,74 @@
+//! Helpers shared by the integration tests: tiny models, batches and loss closures.
+#![allow(dead_code)]
+
+use attention_playground::config::{AttentionMode, Config, TaskKind};
+use attention_playground::model::params::Dims;
+use attention_playground::model::{Seq2Seq, Workspace};
+use attention_playground::rng::Rng;
+use attention_playground::tasks::{Batch, Task};
+
+/// A tiny model with a fresh initialisation, a batch and its workspace.
+pub struct Tiny {
+    pub model: Seq2Seq,
+    pub params: Vec<f32>,
+    pub batch: Batch,
+    pub ws: Workspace,
+}
+
+pub fn tiny(bidirectional: bool, heads: usize, uniform: bool, seed: u64) -> Tiny {
+    let config = Config {
+        task: TaskKind::Copy,
+        distinct: false,
+        vocab: 5,
+        length: 4,
+        hidden: 6,
+        batch: 8,
+        heads,
+        bidirectional,
+        attention: if uniform {
+            AttentionMode::Uniform
+        } else {
+            AttentionMode::Learned
+        },
+        ..Config::default()
+    };
+    let dims = Dims {
+        n_tok: config.vocab + 2,
+        hidden: config.hidden,
+        dirs: if bidirectional { 2 } else { 1 },
+        heads,
+    };
+    let model = Seq2Seq::new(dims, uniform);
+    let mut rng = Rng::new(seed, 0);
+    let mut params = vec![0.0; model.layout.len];
+    model.layout.initialise(&mut params, &mut rng);
+    // Larger weights than the default init make every term of the backward pass matter.
+    params.iter_mut().for_each(|x| *x *= 1.5);
+    let mut task = Task::new(&config, &mut rng);
+    let mut batch = Batch::new(config.batch, config.length);
+    task.fill(&mut rng, &mut batch);
+    let ws = model.workspace(config.batch, batch.src_len, batch.tgt_len);
+    Tiny {
+        model,
+        params,
+        batch,
+        ws,
+    }
+}
+
+impl Tiny {
+    pub fn loss_at(&mut self, params: &[f32]) -> f32 {
+        let p = self.model.layout.split(params);
+        self.model.forward(&p, &mut self.ws, &self.batch)
+    }
+
+    pub fn gradient(&mut self) -> (f32, Vec<f32>) {
+        let params = self.params.clone();
+        let p = self.model.layout.split(&params);
+        let loss = self.model.forward(&p, &mut self.ws, &self.batch);
+        let mut grads = vec![0.0; self.model.layout.len];
+        self.model
+            .backward(&p, &mut grads, &mut self.ws, &self.batch);
+        (loss, grads)
+    }
+}

@@ -1,0 +1,164 @@
+//! The training API end to end: bit-for-bit determinism, reset, divergence handling, a
+//! step that allocates nothing, and the access to α and β a UI reads.
+
+use attention_playground::config::{Config, OptimizerKind};
+use attention_playground::train::{StepError, Trainer};
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+/// Counts this thread's allocations, so a test can assert a region allocates nothing.
+struct Counting;
+
+thread_local! {
+    static ALLOCS: Cell<usize> = const { Cell::new(0) };
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCS.with(|a| a.set(a.get() + 1));
+        System.alloc(layout)
+    }
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        System.dealloc(ptr, layout)
+    }
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCS.with(|a| a.set(a.get() + 1));
+        System.realloc(ptr, layout, new_size)
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+fn small(seed: u64) -> Config {
+    Config {
+        vocab: 9,
+        length: 6,
+        hidden: 16,
+        batch: 8,
+        eval_batch: 5,
+        seed,
+        ..Config::default()
+    }
+}
+
+fn losses(t: &mut Trainer, n: usize) -> Vec<u32> {
+    (0..n).map(|_| t.step().unwrap().to_bits()).collect()
+}
+
+#[test]
+fn same_seed_same_loss_bits_over_50_steps() {
+    let a = losses(&mut Trainer::new(small(3)).unwrap(), 50);
+    let b = losses(&mut Trainer::new(small(3)).unwrap(), 50);
+    let c = losses(&mut Trainer::new(small(4)).unwrap(), 50);
+    assert_eq!(a, b);
+    assert_ne!(a[0], c[0], "another seed, another first loss");
+    assert!(a.iter().zip(&c).filter(|(x, y)| x != y).count() >= 49);
+}
+
+#[test]
+fn reset_replays_the_run_and_a_new_seed_is_a_fresh_run() {
+    let mut t = Trainer::new(small(5)).unwrap();
+    let first = losses(&mut t, 20);
+    let history = t.history().to_vec();
+    t.reset(None);
+    assert_eq!(t.step_count(), 0);
+    assert_eq!(t.history().len(), 1);
+    assert_eq!(losses(&mut t, 20), first);
+    assert_eq!(t.history(), &history[..]);
+    t.reset(Some(6));
+    let fresh = losses(&mut Trainer::new(small(6)).unwrap(), 20);
+    assert_eq!(losses(&mut t, 20), fresh);
+    assert_eq!(t.config().seed, 6);
+}
+
+#[test]
+fn learning_happens_on_the_small_task() {
+    let mut t = Trainer::new(Config {
+        learning_rate: 1e-2,
+        ..small(1)
+    })
+    .unwrap();
+    let start = *t.latest();
+    for _ in 0..300 {
+        t.step().unwrap();
+    }
+    let end = *t.latest();
+    assert_eq!(end.step, 300);
+    assert!(end.loss < start.loss * 0.5, "{start:?} → {end:?}");
+    assert!(end.token_accuracy > 0.8, "{end:?}");
+}
+
+#[test]
+fn a_step_allocates_nothing() {
+    let mut t = Trainer::new(Config {
+        eval_every: 7,
+        ..small(2)
+    })
+    .unwrap();
+    t.step().unwrap();
+    let before = ALLOCS.with(|a| a.get());
+    for _ in 0..30 {
+        t.step().unwrap();
+    }
+    let after = ALLOCS.with(|a| a.get());
+    assert_eq!(
+        after - before,
+        0,
+        "30 steps (4 evaluations) allocated {} times",
+        after - before
+    );
+}
+
+#[test]
+fn divergence_is_reported_and_the_parameters_survive() {
+    let config = Config {
+        optimizer: OptimizerKind::Sgd,
+        learning_rate: 100.0,
+        ..small(7)
+    };
+    let mut t = Trainer::new(config).unwrap();
+    let mut diverged = None;
+    for _ in 0..500 {
+        match t.step() {
+            Ok(_) => {}
+            Err(e) => {
+                diverged = Some(e);
+                break;
+            }
+        }
+    }
+    let Some(StepError::Diverged { step, .. }) = diverged else {
+        panic!("lr 100 with SGD never diverged");
+    };
+    assert_eq!(step, t.step_count(), "the failed step was not counted");
+    assert!(
+        t.params().iter().all(|p| p.is_finite()),
+        "parameters stay finite"
+    );
+    assert!(diverged.unwrap().to_string().contains("diverged"));
+}
+
+#[test]
+fn attention_and_ktiw_matrices_have_the_evaluation_shape() {
+    let mut t = Trainer::new(Config {
+        heads: 2,
+        ..small(8)
+    })
+    .unwrap();
+    t.step().unwrap();
+    let (lt, ls) = (t.eval_batch().tgt_len, t.eval_batch().src_len);
+    for seq in 0..5 {
+        let mean = t.attention(seq, None);
+        assert_eq!(mean.len(), lt * ls);
+        for row in mean.chunks_exact(ls) {
+            assert!((row.iter().sum::<f32>() - 1.0).abs() < 1e-5);
+        }
+        let (h0, h1) = (t.attention(seq, Some(0)), t.attention(seq, Some(1)));
+        for i in 0..lt * ls {
+            assert!((mean[i] - 0.5 * (h0[i] + h1[i])).abs() < 1e-6);
+        }
+        assert_eq!(t.ktiw(seq).len(), lt * ls);
+        assert!(t.ktiw(seq).iter().all(|b| b.is_finite()));
+    }
+}
