@@ -1,5 +1,7 @@
-# Sourced by the run and test scripts: installs what a fresh machine lacks, each step a
-# no-op when it is already there.
+# Sourced by the run, test and build scripts: installs what a fresh machine lacks, each
+# step a no-op when it is already there.
+
+WASM_BINDGEN_VERSION=0.2.130 # must equal the wasm-bindgen pin in Cargo.toml
 
 ensure_rust_components() {
   local have
@@ -10,4 +12,49 @@ ensure_rust_components() {
       rustup component add "$c"
     fi
   done
+}
+
+ensure_wasm_target() {
+  if ! rustup target list --installed | grep -qx wasm32-unknown-unknown; then
+    echo "== installing the wasm32-unknown-unknown target"
+    rustup target add wasm32-unknown-unknown
+  fi
+}
+
+ensure_wasm_bindgen() {
+  export PATH="$HOME/.cargo/bin:$PATH"
+  if [ "$(wasm-bindgen --version 2>/dev/null)" != "wasm-bindgen $WASM_BINDGEN_VERSION" ] ||
+    ! command -v wasm-bindgen-test-runner >/dev/null; then
+    echo "== installing wasm-bindgen-cli $WASM_BINDGEN_VERSION (a few minutes, once)"
+    cargo install wasm-bindgen-cli --version "$WASM_BINDGEN_VERSION" --force
+  fi
+}
+
+ensure_chromium() {
+  if [ ! -x /usr/bin/chromium ] || [ ! -x /usr/bin/chromedriver ]; then
+    echo "== installing Debian's chromium and chromium-driver"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq chromium chromium-driver >/dev/null
+  fi
+}
+
+ensure_node_modules() {
+  local stamp=node_modules/.lock-sha
+  local want
+  want=$(sha256sum package-lock.json | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "== npm ci"
+    npm ci --no-audit --no-fund
+    echo "$want" >"$stamp"
+  fi
+}
+
+# RUSTFLAGS of each wasm kernel build.
+flags_of() {
+  case "$1" in
+    scalar) echo "" ;;
+    simd128) echo "-C target-feature=+simd128" ;;
+    relaxed-simd) echo "-C target-feature=+simd128,+relaxed-simd" ;;
+    *) echo "unknown variant $1" >&2; return 1 ;;
+  esac
 }

@@ -73,21 +73,25 @@ impl Default for Config {
 }
 
 /// The named presets, in the order a UI lists them.
-pub const PRESETS: [&str; 7] = [
+pub const PRESETS: [&str; 8] = [
     "small-easy",
     "small-hard",
-    "easy",
-    "hard",
     "small-uniform",
+    "small-heads",
     "small-reverse",
     "small-translate",
+    "easy",
+    "hard",
 ];
+
+/// Heads of the "several heads on the hard task" preset.
+const RESCUE_HEADS: usize = 4;
 
 /// Sizes of the small preset (the browser's default): found by `reproduce` sweeps.
 const SMALL_HIDDEN: usize = 64;
-const SMALL_LENGTH: usize = 12;
+const SMALL_LENGTH: usize = 20;
 const SMALL_BATCH: usize = 32;
-const SMALL_EASY_VOCAB: usize = 18;
+const SMALL_EASY_VOCAB: usize = 30;
 
 impl Config {
     /// The paper's copying setup (SCIENCE.md 1.3) on the easy task: V = 60, L = 40, H = 256.
@@ -126,6 +130,11 @@ impl Config {
             "small-easy" => small,
             "small-hard" => Config {
                 vocab: SMALL_LENGTH,
+                ..small
+            },
+            "small-heads" => Config {
+                vocab: SMALL_LENGTH,
+                heads: RESCUE_HEADS,
                 ..small
             },
             "small-uniform" => Config {

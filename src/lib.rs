@@ -9,3 +9,5 @@ pub mod optim;
 pub mod rng;
 pub mod tasks;
 pub mod train;
+#[cfg(target_arch = "wasm32")]
+pub mod wasm;

@@ -12,7 +12,7 @@ use crate::model::{Seq2Seq, Workspace};
 use crate::optim::Optimizer;
 use crate::rng::Rng;
 use crate::tasks::{Batch, Task};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::fmt;
 
 /// The independent random streams of one seed.
@@ -22,7 +22,7 @@ const STREAM_EVAL: u64 = 3;
 const STREAM_TABLE: u64 = 4;
 
 /// The measurements of one evaluation on the fixed evaluation batch (teacher forced).
-#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Evaluation {
     /// Updates applied before this evaluation.
     pub step: u64,

@@ -1,36 +1,66 @@
-//! The portable fast `gemm`: B and A are packed into panels (thread-local buffers allocated
-//! once, so a call allocates nothing), and a register-blocked MR×NR micro-kernel runs over
-//! them. Natively on x86_64 the same code is compiled a second time with AVX2+FMA and chosen
-//! at run time. The loop structure is the classic one (Goto & van de Geijn; BLIS).
+//! The fast `gemm`: B and A are packed into panels (thread-local buffers made once, so a
+//! call allocates nothing) and a register-blocked MR×NR micro-kernel runs over them; the
+//! loop nest is the classic one (Goto & van de Geijn; BLIS). The micro-kernels are chosen by
+//! target: portable Rust (auto-vectorised natively, with an AVX2+FMA build picked at run
+//! time on x86_64), or the explicit wasm `simd128` / relaxed-SIMD ones of `simd128.rs`.
 
 use super::{Mat, MatMut};
 use std::cell::RefCell;
 
-/// Micro-tile rows (of A and C).
-pub const MR: usize = 4;
-/// Micro-tile columns (of B and C): two AVX registers, four wasm `v128`.
-pub const NR: usize = 16;
 /// Depth of one packed block.
 const KC: usize = 256;
-/// Rows of A packed at once (a multiple of MR).
+/// Rows of A packed at once (a multiple of every MR).
 const MC: usize = 64;
-/// Columns of B packed at once (a multiple of NR).
+/// Columns of B packed at once (a multiple of every NR).
 const NC: usize = 1024;
+/// The largest micro-tile, MR·NR.
+pub const MAX_TILE: usize = 64;
+
+/// A register-blocked micro-kernel: `out` (MR, NR) = A_panel (kc, MR)ᵀ-packed · B_panel
+/// (kc, NR)-packed, i.e. `out[i][j] = Σ_p a[p·MR + i] · b[p·NR + j]`.
+pub trait MicroKernel {
+    const MR: usize;
+    const NR: usize;
+    fn tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]);
+}
+
+/// Portable micro-kernel of 4 rows and `NR` columns; `FMA` uses `mul_add` (only where the
+/// target has a fused multiply-add instruction, else it would call a slow library routine).
+pub struct Portable<const NR: usize, const FMA: bool>;
+
+impl<const NR: usize, const FMA: bool> MicroKernel for Portable<NR, FMA> {
+    const MR: usize = 4;
+    const NR: usize = NR;
+    #[inline(always)]
+    fn tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
+        let mut acc = [[0.0f32; NR]; 4];
+        for (ap, bp) in a.chunks_exact(4).zip(b.chunks_exact(NR)).take(kc) {
+            for i in 0..4 {
+                let ai = ap[i];
+                for j in 0..NR {
+                    acc[i][j] = if FMA {
+                        ai.mul_add(bp[j], acc[i][j])
+                    } else {
+                        acc[i][j] + ai * bp[j]
+                    };
+                }
+            }
+        }
+        for i in 0..4 {
+            out[i * NR..(i + 1) * NR].copy_from_slice(&acc[i]);
+        }
+    }
+}
 
 thread_local! {
     /// (packed A: (MC/MR, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
-/// C (m×n) = A (m×k) · B (k×n) + beta·C, with `beta == 0` ignoring the old C.
+/// C (m×n) = A (m×k) · B (k×n) + beta·C, with `beta == 0` ignoring the old C, on the best
+/// micro-kernel of this build.
 pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
-    PACKS.with(|cell| {
-        let mut packs = cell.borrow_mut();
-        let (ap, bp) = &mut *packs;
-        if ap.is_empty() {
-            *ap = vec![0.0; MC * KC];
-            *bp = vec![0.0; NC * KC];
-        }
+    with_packs(|ap, bp| {
         #[cfg(target_arch = "x86_64")]
         {
             if std::arch::is_x86_feature_detected!("avx2")
@@ -40,12 +70,31 @@ pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) 
                 unsafe { gemm_avx2_fma(m, n, k, a, b, beta, c, ap, bp) };
                 return;
             }
+            gemm_with::<Portable<16, false>>(m, n, k, a, b, beta, c, ap, bp);
         }
-        gemm_loops::<false>(m, n, k, a, b, beta, c, ap, bp);
+        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+        gemm_with::<super::simd128::Simd128>(m, n, k, a, b, beta, c, ap, bp);
+        #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
+        gemm_with::<Portable<4, false>>(m, n, k, a, b, beta, c, ap, bp);
+        #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
+        gemm_with::<Portable<16, false>>(m, n, k, a, b, beta, c, ap, bp);
     });
 }
 
-/// [`gemm_loops`] compiled for AVX2 with fused multiply-add.
+/// Runs `f` with this thread's packing buffers.
+pub fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
+    PACKS.with(|cell| {
+        let mut packs = cell.borrow_mut();
+        let (ap, bp) = &mut *packs;
+        if ap.is_empty() {
+            *ap = vec![0.0; MC * KC];
+            *bp = vec![0.0; NC * KC];
+        }
+        f(ap, bp)
+    })
+}
+
+/// [`gemm_with`] on the portable 4×16 kernel, compiled for AVX2 with fused multiply-add.
 ///
 /// # Safety
 /// The CPU must support AVX2 and FMA.
@@ -63,12 +112,14 @@ unsafe fn gemm_avx2_fma(
     ap: &mut [f32],
     bp: &mut [f32],
 ) {
-    gemm_loops::<true>(m, n, k, a, b, beta, c, ap, bp);
+    gemm_with::<Portable<16, true>>(m, n, k, a, b, beta, c, ap, bp);
 }
 
+/// The blocked loop nest around micro-kernel `K`; `ap` (MC·KC) and `bp` (NC·KC) are the
+/// packing buffers.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn gemm_loops<const FMA: bool>(
+pub fn gemm_with<K: MicroKernel>(
     m: usize,
     n: usize,
     k: usize,
@@ -79,6 +130,7 @@ fn gemm_loops<const FMA: bool>(
     ap: &mut [f32],
     bp: &mut [f32],
 ) {
+    let (mr, nr) = (K::MR, K::NR);
     let MatMut {
         data: cd,
         rs: crs,
@@ -96,26 +148,28 @@ fn gemm_loops<const FMA: bool>(
         }
         return;
     }
+    let mut tile = [0.0f32; MAX_TILE];
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
-            pack_b(kc, nc, b, pc, jc, bp);
+            pack_b(kc, nc, nr, b, pc, jc, bp);
             // The first depth block applies beta; later ones accumulate.
             let beta_here = if pc == 0 { beta } else { 1.0 };
             for ic in (0..m).step_by(MC) {
                 let mc = MC.min(m - ic);
-                pack_a(mc, kc, a, ic, pc, ap);
-                for jr in (0..nc).step_by(NR) {
-                    let nr = NR.min(nc - jr);
-                    let b_panel = &bp[(jr / NR) * kc * NR..(jr / NR + 1) * kc * NR];
-                    for ir in (0..mc).step_by(MR) {
-                        let mr = MR.min(mc - ir);
-                        let a_panel = &ap[(ir / MR) * kc * MR..(ir / MR + 1) * kc * MR];
-                        let acc = micro_kernel::<FMA>(kc, a_panel, b_panel);
+                pack_a(mc, kc, mr, a, ic, pc, ap);
+                for jr in (0..nc).step_by(nr) {
+                    let nr_here = nr.min(nc - jr);
+                    let b_panel = &bp[(jr / nr) * kc * nr..(jr / nr + 1) * kc * nr];
+                    for ir in (0..mc).step_by(mr) {
+                        let mr_here = mr.min(mc - ir);
+                        let a_panel = &ap[(ir / mr) * kc * mr..(ir / mr + 1) * kc * mr];
+                        K::tile(kc, a_panel, b_panel, &mut tile);
                         let (i0, j0) = (ic + ir, jc + jr);
-                        for (i, row) in acc.iter().enumerate().take(mr) {
-                            for (j, &v) in row.iter().enumerate().take(nr) {
+                        for i in 0..mr_here {
+                            let row = &tile[i * nr..i * nr + nr_here];
+                            for (j, &v) in row.iter().enumerate() {
                                 let x = &mut cd[(i0 + i) * crs + (j0 + j) * ccs];
                                 *x = if beta_here == 0.0 {
                                     v
@@ -131,55 +185,40 @@ fn gemm_loops<const FMA: bool>(
     }
 }
 
-/// The MR×NR tile of `A_panel · B_panel` over depth `kc`, held in registers.
+/// Packs B[pc..pc+kc, jc..jc+nc] as panels of `nr` columns: (nc/nr, kc, nr), zero-padded.
 #[inline(always)]
-fn micro_kernel<const FMA: bool>(kc: usize, a: &[f32], b: &[f32]) -> [[f32; NR]; MR] {
-    let mut acc = [[0.0f32; NR]; MR];
-    for (ap, bp) in a.chunks_exact(MR).zip(b.chunks_exact(NR)).take(kc) {
-        for i in 0..MR {
-            let ai = ap[i];
-            for j in 0..NR {
-                acc[i][j] = if FMA {
-                    ai.mul_add(bp[j], acc[i][j])
-                } else {
-                    acc[i][j] + ai * bp[j]
-                };
-            }
-        }
-    }
-    acc
-}
-
-/// Packs B[pc..pc+kc, jc..jc+nc] as panels of NR columns: (nc/NR, kc, NR), zero-padded.
-#[inline(always)]
-fn pack_b(kc: usize, nc: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
-    for (panel, jr) in (0..nc).step_by(NR).enumerate() {
-        let nr = NR.min(nc - jr);
-        let dst = &mut bp[panel * kc * NR..(panel + 1) * kc * NR];
+fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
+    for (panel, jr) in (0..nc).step_by(nr).enumerate() {
+        let width = nr.min(nc - jr);
+        let dst = &mut bp[panel * kc * nr..(panel + 1) * kc * nr];
         for p in 0..kc {
-            let row = &mut dst[p * NR..(p + 1) * NR];
+            let row = &mut dst[p * nr..(p + 1) * nr];
             let base = (pc + p) * b.rs + (jc + jr) * b.cs;
-            if b.cs == 1 && nr == NR {
-                row.copy_from_slice(&b.data[base..base + NR]);
+            if b.cs == 1 && width == nr {
+                row.copy_from_slice(&b.data[base..base + nr]);
             } else {
                 for (j, x) in row.iter_mut().enumerate() {
-                    *x = if j < nr { b.data[base + j * b.cs] } else { 0.0 };
+                    *x = if j < width {
+                        b.data[base + j * b.cs]
+                    } else {
+                        0.0
+                    };
                 }
             }
         }
     }
 }
 
-/// Packs A[ic..ic+mc, pc..pc+kc] as panels of MR rows: (mc/MR, kc, MR), zero-padded.
+/// Packs A[ic..ic+mc, pc..pc+kc] as panels of `mr` rows: (mc/mr, kc, mr), zero-padded.
 #[inline(always)]
-fn pack_a(mc: usize, kc: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
-    for (panel, ir) in (0..mc).step_by(MR).enumerate() {
-        let mr = MR.min(mc - ir);
-        let dst = &mut ap[panel * kc * MR..(panel + 1) * kc * MR];
+fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
+    for (panel, ir) in (0..mc).step_by(mr).enumerate() {
+        let height = mr.min(mc - ir);
+        let dst = &mut ap[panel * kc * mr..(panel + 1) * kc * mr];
         for p in 0..kc {
-            let col = &mut dst[p * MR..(p + 1) * MR];
+            let col = &mut dst[p * mr..(p + 1) * mr];
             for (i, x) in col.iter_mut().enumerate() {
-                *x = if i < mr {
+                *x = if i < height {
                     a.data[(ic + ir + i) * a.rs + (pc + p) * a.cs]
                 } else {
                     0.0

@@ -5,6 +5,8 @@
 
 pub mod blocked;
 pub mod scalar;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+pub mod simd128;
 
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
 

@@ -72,3 +72,27 @@ impl Tiny {
         (loss, grads)
     }
 }
+
+/// The reference run: small enough for a debug wasm build, every part of the model used.
+pub fn reference_config() -> Config {
+    Config {
+        vocab: 9,
+        length: 6,
+        hidden: 16,
+        batch: 8,
+        eval_batch: 4,
+        eval_every: 5,
+        heads: 2,
+        bidirectional: true,
+        seed: 11,
+        ..Config::default()
+    }
+}
+
+/// Tolerance of the reference comparisons: relative for values above 1, absolute below.
+/// Accuracies move in steps of 1/(Be·Lt) = 1/28, so any disagreement there is a real one.
+pub const LOSS_RTOL: f32 = 1e-4;
+
+/// The committed reference run: 20 training losses, then (loss, token acc, attention acc,
+/// KTIW acc, KTIW score) of each evaluation.
+pub const REFERENCE_RUN: &str = include_str!("../fixtures/reference-run.txt");

@@ -1,0 +1,238 @@
+//! The `#[wasm_bindgen]` facade over `train::Trainer`: settings in through
+//! serde-wasm-bindgen, errors out as `JsError` with the trainer's own messages, matrices out
+//! as `Float32Array` copies. It only translates; all the math lives in the native modules.
+
+use crate::config::{Config, PRESETS};
+use crate::train::Trainer;
+use wasm_bindgen::prelude::*;
+
+/// Installs the panic hook: a panic reaches the console with its message, and the message
+/// is left in `globalThis.__apLastPanic` for the worker to show on the page (after a panic
+/// the module must not be called again, so it cannot be asked).
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let _ = js_sys::Reflect::set(
+            &js_sys::global(),
+            &JsValue::from_str("__apLastPanic"),
+            &JsValue::from_str(&info.to_string()),
+        );
+    }));
+}
+
+/// Panics on purpose, so that tests can check how a panic reaches the page.
+#[wasm_bindgen(js_name = debugPanic)]
+pub fn debug_panic() {
+    panic!("a panic requested by debugPanic()");
+}
+
+/// Which kernel build this module is: `"scalar"`, `"simd128"` or `"relaxed-simd"`.
+#[wasm_bindgen(js_name = kernelVariant)]
+pub fn kernel_variant() -> String {
+    if cfg!(target_feature = "relaxed-simd") {
+        "relaxed-simd".into()
+    } else if cfg!(target_feature = "simd128") {
+        "simd128".into()
+    } else {
+        "scalar".into()
+    }
+}
+
+fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError> {
+    serde_wasm_bindgen::to_value(value).map_err(|e| JsError::new(&e.to_string()))
+}
+
+fn config_from(value: JsValue) -> Result<Config, JsError> {
+    let config: Config = serde_wasm_bindgen::from_value(value)
+        .map_err(|e| JsError::new(&format!("settings: {e}")))?;
+    config
+        .validate()
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(config)
+}
+
+/// The preset names, in the order a UI lists them.
+#[wasm_bindgen]
+pub fn presets() -> Vec<String> {
+    PRESETS.iter().map(|s| s.to_string()).collect()
+}
+
+/// The settings of preset `name`.
+#[wasm_bindgen]
+pub fn preset(name: &str) -> Result<JsValue, JsError> {
+    let c = Config::preset(name).ok_or_else(|| {
+        JsError::new(&format!(
+            "preset: unknown preset {name:?}; known: {}",
+            PRESETS.join(", ")
+        ))
+    })?;
+    to_js(&c)
+}
+
+/// Checks settings without building anything; the error names the field and its range.
+#[wasm_bindgen(js_name = validateConfig)]
+pub fn validate_config(config: JsValue) -> Result<(), JsError> {
+    config_from(config).map(|_| ())
+}
+
+#[wasm_bindgen(js_name = Trainer)]
+pub struct WasmTrainer {
+    inner: Trainer,
+}
+
+#[wasm_bindgen(js_class = Trainer)]
+impl WasmTrainer {
+    /// A fresh run of `config` (any missing field takes the default).
+    #[wasm_bindgen(constructor)]
+    pub fn new(config: JsValue) -> Result<WasmTrainer, JsError> {
+        let config = config_from(config)?;
+        let inner = Trainer::new(config).map_err(|e| JsError::new(&e.to_string()))?;
+        Ok(WasmTrainer { inner })
+    }
+
+    /// Runs up to `n` steps; stops at a divergence with its message (the steps before it
+    /// stand). Returns the training loss of the last step.
+    pub fn steps(&mut self, n: u32) -> Result<f32, JsError> {
+        let mut loss = self.inner.last_loss();
+        for _ in 0..n {
+            loss = self
+                .inner
+                .step()
+                .map_err(|e| JsError::new(&e.to_string()))?;
+        }
+        Ok(loss)
+    }
+
+    /// Updates applied so far.
+    #[wasm_bindgen(getter)]
+    pub fn step(&self) -> f64 {
+        self.inner.step_count() as f64
+    }
+
+    #[wasm_bindgen(getter, js_name = lastLoss)]
+    pub fn last_loss(&self) -> f32 {
+        self.inner.last_loss()
+    }
+
+    /// The current settings.
+    pub fn config(&self) -> Result<JsValue, JsError> {
+        to_js(self.inner.config())
+    }
+
+    /// The latest evaluation (step, loss, accuracies, KTIW score, agreement).
+    pub fn latest(&self) -> Result<JsValue, JsError> {
+        to_js(self.inner.latest())
+    }
+
+    /// Evaluations from index `from` of the history on.
+    #[wasm_bindgen(js_name = historySince)]
+    pub fn history_since(&self, from: usize) -> Result<JsValue, JsError> {
+        let h = self.inner.history();
+        to_js(&h[from.min(h.len())..])
+    }
+
+    /// Number of evaluations so far.
+    #[wasm_bindgen(getter, js_name = historyLength)]
+    pub fn history_length(&self) -> usize {
+        self.inner.history().len()
+    }
+
+    /// `[Lt, Ls, heads, evaluation sequences]`.
+    pub fn shape(&self) -> Vec<u32> {
+        let b = self.inner.eval_batch();
+        vec![
+            b.tgt_len as u32,
+            b.src_len as u32,
+            self.inner.config().heads as u32,
+            b.batch as u32,
+        ]
+    }
+
+    /// `α` (Lt·Ls, row-major) of evaluation sequence `seq`, of head `head`, or averaged over
+    /// heads when `head` is negative.
+    pub fn attention(&self, seq: usize, head: i32) -> Result<Vec<f32>, JsError> {
+        self.check_seq(seq)?;
+        let heads = self.inner.config().heads;
+        let head = match head {
+            h if h < 0 => None,
+            h if (h as usize) < heads => Some(h as usize),
+            h => {
+                return Err(JsError::new(&format!(
+                    "head: must be below {heads}, got {h}"
+                )))
+            }
+        };
+        Ok(self.inner.attention(seq, head).to_vec())
+    }
+
+    /// KTIW `β` (Lt·Ls, row-major) of evaluation sequence `seq`.
+    pub fn ktiw(&self, seq: usize) -> Result<Vec<f32>, JsError> {
+        self.check_seq(seq)?;
+        Ok(self.inner.ktiw(seq).to_vec())
+    }
+
+    /// Source tokens (Ls,) of evaluation sequence `seq`.
+    #[wasm_bindgen(js_name = sourceTokens)]
+    pub fn source_tokens(&self, seq: usize) -> Result<Vec<u32>, JsError> {
+        self.check_seq(seq)?;
+        let b = self.inner.eval_batch();
+        Ok((0..b.src_len).map(|s| b.src(s, seq)).collect())
+    }
+
+    /// Target tokens (Lt,) of evaluation sequence `seq` (what each step must predict).
+    #[wasm_bindgen(js_name = targetTokens)]
+    pub fn target_tokens(&self, seq: usize) -> Result<Vec<u32>, JsError> {
+        self.check_seq(seq)?;
+        let b = self.inner.eval_batch();
+        Ok((0..b.tgt_len).map(|t| b.tgt(t, seq)).collect())
+    }
+
+    /// The aligned source position (Lt,) of each target step.
+    pub fn aligned(&self) -> Vec<u32> {
+        self.inner.eval_batch().aligned.clone()
+    }
+
+    /// Back to step 0 with the same seed, or with `seed`.
+    pub fn reset(&mut self, seed: Option<f64>) -> Result<(), JsError> {
+        let seed = match seed {
+            None => None,
+            Some(s) if s >= 0.0 && s.fract() == 0.0 && s <= 9_007_199_254_740_991.0 => {
+                Some(s as u64)
+            }
+            Some(s) => {
+                return Err(JsError::new(&format!(
+                    "seed: must be a whole number from 0 to 2^53 − 1, got {s}"
+                )))
+            }
+        };
+        self.inner.reset(seed);
+        Ok(())
+    }
+
+    /// Changes the learning rate while training; a bad value changes nothing.
+    #[wasm_bindgen(js_name = setLearningRate)]
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
+        self.inner
+            .set_learning_rate(lr)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+}
+
+impl WasmTrainer {
+    fn check_seq(&self, seq: usize) -> Result<(), JsError> {
+        let n = self.inner.eval_batch().batch;
+        if seq < n {
+            Ok(())
+        } else {
+            Err(JsError::new(&format!(
+                "sequence: must be below {n}, got {seq}"
+            )))
+        }
+    }
+
+    /// The native trainer behind the facade (for tests).
+    pub fn native(&self) -> &Trainer {
+        &self.inner
+    }
+}

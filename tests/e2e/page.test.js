@@ -1,0 +1,176 @@
+// @ts-check
+// End-to-end tests of the page in Debian's headless Chromium, through its UI as a person
+// would use it: load cleanly and offline, play / pause / step / reset, learning on the easy
+// preset, a refused setting, a forced divergence, and a panic in the worker.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch } from './harness.js';
+
+/** @type {{ url: string, stop: () => void }} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+/** @type {import('playwright-core').BrowserContext} */
+let context;
+
+before(async () => {
+  server = await startServer();
+  ({ browser, context } = await launch());
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** Opens the page and collects console errors and requests that leave its origin.
+ * @param {string} [query] */
+async function open(query = '') {
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  /** @type {string[]} */
+  const foreign = [];
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  page.on('pageerror', (e) => errors.push(String(e)));
+  const origin = new URL(server.url).origin;
+  page.on('request', (r) => {
+    if (!r.url().startsWith(origin) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url());
+  });
+  await page.goto(server.url + query);
+  await page.waitForFunction(() => document.getElementById('variant')?.textContent !== 'loading…');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  return { page, errors, foreign };
+}
+
+/** @param {import('playwright-core').Page} page */
+const stepOf = (page) => page.evaluate(() => Number(document.getElementById('step')?.textContent));
+
+/** The attention heatmap's cell pixels. @param {import('playwright-core').Page} page */
+const alphaPixels = (page) => page.evaluate(() => {
+  const c = /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas'));
+  return c.toDataURL();
+});
+
+/** @param {import('playwright-core').Page} page @param {string} value */
+async function setSpeed(page, value) {
+  await page.selectOption('#speed', value);
+}
+
+test('loads with no console error, offline, on the best wasm build', async () => {
+  const { page, errors, foreign } = await open();
+  assert.equal(await page.textContent('#variant'), 'relaxed-simd', 'Chromium supports relaxed SIMD');
+  assert.equal(await stepOf(page), 0);
+  assert.equal(await page.inputValue('#set-vocab'), '30', 'the default is the small easy preset');
+  await page.waitForTimeout(300);
+  assert.deepEqual(errors, []);
+  assert.deepEqual(foreign, []);
+  await page.close();
+});
+
+test('play advances the step counter and changes the heatmap; pause stops it', async () => {
+  const { page, errors } = await open();
+  const before = await alphaPixels(page);
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 30);
+  assert.notEqual(await alphaPixels(page), before, 'the attention heatmap was redrawn');
+  assert.equal(await page.textContent('#play'), 'Pause');
+  await page.click('#play');
+  await page.waitForTimeout(200);
+  const paused = await stepOf(page);
+  await page.waitForTimeout(600);
+  assert.equal(await stepOf(page), paused, 'no steps while paused');
+  await page.click('#step-once');
+  await page.waitForFunction((s) => Number(document.getElementById('step')?.textContent) === s + 1, paused);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('on the easy preset attention and KTIW accuracy rise within a few hundred steps', async () => {
+  const { page } = await open();
+  await setSpeed(page, '1000');
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 400, null, { timeout: 60_000 });
+  await page.click('#play');
+  const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
+  const first = h[0];
+  const last = h[h.length - 1];
+  assert.equal(first.step, 0);
+  assert.ok(last.step >= 390, `evaluated up to step ${last.step}`);
+  assert.ok(last.attention_accuracy > 0.5 && last.attention_accuracy > first.attention_accuracy + 0.3,
+    `attention accuracy ${first.attention_accuracy} → ${last.attention_accuracy}`);
+  assert.ok(last.ktiw_accuracy > 0.5 && last.ktiw_accuracy > first.ktiw_accuracy + 0.3,
+    `KTIW accuracy ${first.ktiw_accuracy} → ${last.ktiw_accuracy}`);
+  const ktiwFirst = h.find((/** @type {any} */ e) => e.ktiw_accuracy > 0.5).step;
+  const attnFirst = h.find((/** @type {any} */ e) => e.attention_accuracy > 0.5).step;
+  assert.ok(ktiwFirst < attnFirst, `KTIW passes 0.5 at ${ktiwFirst}, before attention at ${attnFirst}`);
+  await page.close();
+});
+
+test('reset returns to step 0 and replays the same first-step loss', async () => {
+  const { page } = await open();
+  await page.click('#step-once');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step === 1);
+  const loss1 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.loss);
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 20);
+  await page.click('#play');
+  await page.click('#reset');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 0);
+  await page.click('#step-once');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step === 1);
+  const again = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.loss);
+  assert.equal(again, loss1);
+  await page.close();
+});
+
+test('a bad setting is refused in place and training carries on', async () => {
+  const { page, errors } = await open();
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 5);
+  await page.fill('#set-heads', 'abc');
+  await page.dispatchEvent('#set-heads', 'change');
+  await page.waitForSelector('#err-heads:not([hidden])');
+  assert.match(await page.textContent('#err-heads') ?? '', /heads: must be a number/);
+  await page.fill('#set-heads', '99');
+  await page.dispatchEvent('#set-heads', 'change');
+  await page.waitForFunction(() => /from 1 to 16/.test(document.getElementById('err-heads')?.textContent ?? ''));
+  const s1 = await stepOf(page);
+  await page.waitForFunction((s) => Number(document.getElementById('step')?.textContent) > s + 5, s1);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.config.heads), 1, 'the run is unchanged');
+  await page.fill('#set-learning_rate', '-1');
+  await page.dispatchEvent('#set-learning_rate', 'change');
+  await page.waitForFunction(() => /learning_rate: must be/.test(document.getElementById('err-learning_rate')?.textContent ?? ''));
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.running), true);
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
+test('a huge learning rate makes the run pause itself with a message', async () => {
+  const { page } = await open();
+  await setSpeed(page, '16');
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 3);
+  await page.fill('#set-learning_rate', '100');
+  await page.dispatchEvent('#set-learning_rate', 'change');
+  await page.waitForSelector('#status:not([hidden])', { timeout: 30_000 });
+  assert.match(await page.textContent('#status') ?? '', /diverged at step \d+/);
+  assert.equal(await page.textContent('#play'), 'Play');
+  const s = await stepOf(page);
+  await page.waitForTimeout(400);
+  assert.equal(await stepOf(page), s, 'paused');
+  await page.close();
+});
+
+test('a panic in the worker is shown with its message and the page can start again', async () => {
+  const { page } = await open();
+  await page.evaluate(() => /** @type {any} */ (window).__ap.send({ type: 'debug-panic' }));
+  await page.waitForSelector('#panic:not([hidden])');
+  assert.match(await page.textContent('#panic-message') ?? '', /panic requested by debugPanic/);
+  await page.click('#panic-reset');
+  await page.waitForSelector('#panic', { state: 'hidden' });
+  await page.click('#step-once');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
+  await page.close();
+});

@@ -1,0 +1,102 @@
+//! WebAssembly tests, run by wasm-bindgen-test-runner in Node and in headless Chromium, once
+//! per kernel build (scalar, simd128, relaxed-SIMD): the build's gemm equals the scalar
+//! reference on sizes that are not multiples of the vector width, and a run through the
+//! wasm facade matches the committed native reference run.
+#![cfg(target_arch = "wasm32")]
+
+mod common;
+
+use attention_playground::kernels::{gemm, scalar, Mat, MatMut};
+use attention_playground::rng::Rng;
+use attention_playground::train::Evaluation;
+use attention_playground::wasm::{kernel_variant, WasmTrainer};
+use common::{reference_config, LOSS_RTOL, REFERENCE_RUN};
+use wasm_bindgen_test::*;
+
+#[wasm_bindgen_test]
+fn gemm_matches_the_scalar_reference_on_odd_sizes() {
+    let mut rng = Rng::new(5, 0);
+    // Tolerance: |error| ≤ 1e-6·k for sums of k products of values in [−1, 1] in f32
+    // (fused and unfused multiply-adds round differently).
+    for &(m, n, k) in &[
+        (1, 1, 1),
+        (3, 7, 5),
+        (5, 9, 13),
+        (17, 33, 3),
+        (61, 27, 259),
+        (4, 8, 8),
+    ] {
+        for &(ta, tb, beta) in &[
+            (false, false, 0.0f32),
+            (false, true, 1.0),
+            (true, false, 0.5),
+            (true, true, 0.0),
+        ] {
+            let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+            let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+            let c0: Vec<f32> = (0..m * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+            let am = if ta {
+                Mat::rows_t(&a, m)
+            } else {
+                Mat::rows(&a, k)
+            };
+            let bm = if tb {
+                Mat::rows_t(&b, k)
+            } else {
+                Mat::rows(&b, n)
+            };
+            let (mut fast, mut reference) = (c0.clone(), c0.clone());
+            gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, n));
+            scalar::gemm(m, n, k, am, bm, beta, MatMut::rows(&mut reference, n));
+            let maxdiff = fast
+                .iter()
+                .zip(&reference)
+                .map(|(x, y)| (x - y).abs())
+                .fold(0.0, f32::max);
+            assert!(
+                maxdiff <= 1e-6 * k as f32 + 1e-6,
+                "{} m{m} n{n} k{k}: maxdiff {maxdiff}",
+                kernel_variant()
+            );
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn facade_run_matches_the_native_reference() {
+    let want: Vec<f32> = REFERENCE_RUN.lines().map(|l| l.parse().unwrap()).collect();
+    let config = serde_wasm_bindgen::to_value(&reference_config()).unwrap();
+    let mut t = WasmTrainer::new(config).unwrap_or_else(|_| panic!("config refused"));
+    let mut got: Vec<f32> = (0..20).map(|_| t.steps(1).expect("step failed")).collect();
+    let history: Vec<Evaluation> =
+        serde_wasm_bindgen::from_value(t.history_since(0).unwrap()).unwrap();
+    for e in &history {
+        got.extend([
+            e.loss,
+            e.token_accuracy,
+            e.attention_accuracy,
+            e.ktiw_accuracy,
+            e.ktiw_score,
+        ]);
+    }
+    assert_eq!(got.len(), want.len());
+    for (i, (g, w)) in got.iter().zip(&want).enumerate() {
+        assert!(
+            (g - w).abs() <= LOSS_RTOL * w.abs().max(1.0),
+            "{}: value {i}: wasm {g} vs native reference {w}",
+            kernel_variant()
+        );
+    }
+}
+
+#[wasm_bindgen_test]
+fn facade_refuses_a_bad_setting_with_its_name() {
+    let bad = serde_wasm_bindgen::to_value(&attention_playground::config::Config {
+        heads: 0,
+        ..reference_config()
+    })
+    .unwrap();
+    let err = WasmTrainer::new(bad).err().expect("refused");
+    let msg = js_sys::Error::from(wasm_bindgen::JsValue::from(err)).message();
+    assert!(String::from(msg).starts_with("heads: must be"));
+}

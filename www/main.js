@@ -1,0 +1,384 @@
+// @ts-check
+// Boots the page: picks the wasm build, starts the trainer's worker, builds the controls
+// from state.js, and redraws the views from the latest snapshot at most once per animation
+// frame. Data flows one way: settings → worker → snapshot → views.
+
+import { detectVariant, VARIANTS } from './variant.js';
+import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSetting, tokenName } from './state.js';
+import { Heatmap } from './views/heatmap.js';
+import { LineChart } from './views/chart.js';
+
+/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+/** @typedef {import('./protocol.js').ToWorker} ToWorker */
+/** @typedef {import('./protocol.js').Evaluation} Evaluation */
+
+/** @param {string} id */
+function $(id) {
+  const el = document.getElementById(id);
+  if (!el) throw new Error(`missing #${id}`);
+  return el;
+}
+
+const params = new URLSearchParams(location.search);
+const forced = params.get('variant');
+/** @type {import('./variant.js').Variant} */
+const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
+  ? /** @type {import('./variant.js').Variant} */ (forced)
+  : detectVariant();
+
+/** The whole page state that is not the worker's. */
+const ui = {
+  /** @type {Worker | null} */ worker: null,
+  /** @type {Record<string, Record<string, unknown>>} */ presets: {},
+  /** @type {Record<string, unknown>} */ config: {},
+  preset: DEFAULT_PRESET,
+  running: false,
+  speed: DEFAULT_SPEED,
+  seq: 0,
+  head: -1,
+  /** @type {Evaluation[]} */ history: [],
+  /** @type {Snapshot | null} */ latest: null,
+  dirty: false,
+  diverged: false,
+};
+
+// --- views ---------------------------------------------------------------------------
+const alphaMap = new Heatmap($('alpha'), { title: 'Attention α', kind: 'attention' });
+const betaMap = new Heatmap($('beta'), { title: 'KTIW β (log-odds)', kind: 'ktiw' });
+/** @type {Heatmap[]} */
+let headMaps = [];
+const lossChart = new LineChart($('loss-chart'), {
+  title: 'Loss (evaluation batch)',
+  series: [{ key: 'loss', label: 'loss', color: '#0072B2' }],
+  yRange: 'auto',
+});
+const accChart = new LineChart($('acc-chart'), {
+  title: 'Accuracy',
+  series: [
+    { key: 'token_accuracy', label: 'token accuracy', color: '#0072B2' },
+    { key: 'attention_accuracy', label: 'attention accuracy', color: '#D55E00' },
+    { key: 'ktiw_accuracy', label: 'KTIW accuracy', color: '#009E73' },
+    { key: 'ktiw_score', label: 'KTIW score', color: '#CC79A7' },
+  ],
+  yRange: [0, 1],
+});
+
+// --- worker ----------------------------------------------------------------------------
+/** @param {ToWorker} msg */
+function send(msg) {
+  ui.worker?.postMessage(msg);
+}
+
+/** Starts a fresh worker on `config` (also the way out of a panic). */
+function startWorker(/** @type {Record<string, unknown>} */ config, play = false) {
+  ui.worker?.terminate();
+  const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+  ui.worker = w;
+  w.addEventListener('message', (e) => onMessage(/** @type {MessageEvent<FromWorker>} */ (e).data));
+  w.addEventListener('error', (e) => showPanic(e.message || 'the worker failed to start'));
+  send({ type: 'init', variant, config, speed: ui.speed, play });
+}
+
+/** @param {FromWorker} msg */
+function onMessage(msg) {
+  switch (msg.type) {
+    case 'ready':
+      $('variant').textContent = msg.variant;
+      ui.presets = msg.presets;
+      fillPresets();
+      break;
+    case 'snapshot':
+      if (msg.step === 0 || (ui.latest && msg.step < ui.latest.step)) ui.history = [];
+      ui.history.push(...msg.history);
+      ui.latest = msg;
+      ui.running = msg.running;
+      ui.config = msg.config;
+      ui.seq = msg.seq;
+      ui.head = msg.head;
+      ui.dirty = true;
+      break;
+    case 'error':
+      showFieldError(msg.field, msg.message, msg.where);
+      break;
+    case 'diverged':
+      ui.running = false;
+      ui.diverged = true;
+      showStatus(`Paused: ${msg.message}`, 'warn');
+      syncPlay();
+      break;
+    case 'panic':
+      showPanic(msg.message);
+      break;
+    case 'reset':
+      ui.history = [];
+      ui.diverged = false;
+      clearStatus();
+      break;
+    case 'lr':
+      clearFieldError('learning_rate');
+      break;
+  }
+}
+
+// --- drawing ---------------------------------------------------------------------------
+function draw() {
+  requestAnimationFrame(draw);
+  if (!ui.dirty || !ui.latest) return;
+  ui.dirty = false;
+  const s = ui.latest;
+  const vocab = Number(s.config.vocab);
+  const rows = s.shape.tgtLen;
+  const cols = s.shape.srcLen;
+  const rowLabels = Array.from(s.target, (t) => tokenName(t, vocab));
+  const colLabels = Array.from(s.source, (t) => tokenName(t, vocab));
+  const common = { rows, cols, rowLabels, colLabels, aligned: s.aligned };
+  alphaMap.update({ ...common, values: s.alpha, range: [0, 1] });
+  betaMap.update({ ...common, values: s.beta });
+  syncHeadMaps(s, common);
+  lossChart.update(ui.history);
+  accChart.update(ui.history);
+  $('step').textContent = String(s.step);
+  $('rate').textContent = s.running ? s.stepsPerSecond.toFixed(0) : '–';
+  const e = ui.history[ui.history.length - 1];
+  if (e) {
+    $('m-loss').textContent = e.loss.toFixed(3);
+    $('m-token').textContent = pct(e.token_accuracy);
+    $('m-attn').textContent = pct(e.attention_accuracy);
+    $('m-ktiw').textContent = pct(e.ktiw_accuracy);
+    $('m-score').textContent = pct(e.ktiw_score);
+  }
+  syncSelectors(s);
+  syncPlay();
+}
+
+/** @param {number} x */
+function pct(x) {
+  return `${(100 * x).toFixed(1)}%`;
+}
+
+/** One small α heatmap per head when K > 1.
+ * @param {Snapshot} s @param {{ rows: number, cols: number, rowLabels: string[], colLabels: string[], aligned: Uint32Array }} common */
+function syncHeadMaps(s, common) {
+  const box = $('heads');
+  if (headMaps.length !== s.perHead.length) {
+    box.replaceChildren();
+    headMaps = s.perHead.map((_, k) => {
+      const div = document.createElement('div');
+      div.className = 'head-map';
+      box.append(div);
+      return new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention' });
+    });
+    box.hidden = headMaps.length === 0;
+    for (const m of headMaps) m.setShowAligned(/** @type {HTMLInputElement} */ ($('show-aligned')).checked);
+  }
+  s.perHead.forEach((a, k) => headMaps[k].update({ ...common, values: a, range: [0, 1] }));
+}
+
+/** @param {Snapshot} s */
+function syncSelectors(s) {
+  const seqSel = /** @type {HTMLSelectElement} */ ($('seq'));
+  if (seqSel.options.length !== s.shape.evalSeqs) {
+    seqSel.replaceChildren(...Array.from({ length: s.shape.evalSeqs }, (_, i) => new Option(`sequence ${i + 1}`, String(i))));
+  }
+  seqSel.value = String(s.seq);
+  const headSel = /** @type {HTMLSelectElement} */ ($('head'));
+  if (headSel.options.length !== s.shape.heads + 1) {
+    headSel.replaceChildren(new Option('average of heads', '-1'),
+      ...Array.from({ length: s.shape.heads }, (_, k) => new Option(`head ${k + 1}`, String(k))));
+  }
+  headSel.value = String(s.head);
+  $('head-field').hidden = s.shape.heads < 2;
+}
+
+function syncPlay() {
+  const b = /** @type {HTMLButtonElement} */ ($('play'));
+  b.textContent = ui.running ? 'Pause' : 'Play';
+  b.setAttribute('aria-pressed', String(ui.running));
+}
+
+// --- messages --------------------------------------------------------------------------
+/** @param {string} text @param {'info' | 'warn' | 'error'} kind */
+function showStatus(text, kind) {
+  const el = $('status');
+  el.textContent = text;
+  el.dataset.kind = kind;
+  el.hidden = false;
+}
+
+function clearStatus() {
+  $('status').hidden = true;
+}
+
+/** @param {string | undefined} field @param {string} message @param {string} where */
+function showFieldError(field, message, where) {
+  const box = field ? document.getElementById(`err-${field}`) : null;
+  if (box) {
+    box.textContent = message;
+    box.hidden = false;
+    document.getElementById(`set-${field}`)?.setAttribute('aria-invalid', 'true');
+  } else {
+    showStatus(`${where === 'load' ? '' : 'Refused: '}${message}`, 'error');
+  }
+}
+
+/** @param {string} field */
+function clearFieldError(field) {
+  const box = document.getElementById(`err-${field}`);
+  if (box) box.hidden = true;
+  document.getElementById(`set-${field}`)?.removeAttribute('aria-invalid');
+}
+
+/** @param {string} message */
+function showPanic(message) {
+  ui.running = false;
+  syncPlay();
+  $('panic-message').textContent = message;
+  $('panic').hidden = false;
+}
+
+// --- controls --------------------------------------------------------------------------
+function buildSettings() {
+  const form = $('settings');
+  for (const s of SETTINGS) {
+    const row = document.createElement('div');
+    row.className = 'setting';
+    const id = `set-${s.key}`;
+    const label = document.createElement('label');
+    label.htmlFor = id;
+    label.textContent = s.label;
+    /** @type {HTMLInputElement | HTMLSelectElement} */
+    let input;
+    if (s.kind === 'select') {
+      const sel = document.createElement('select');
+      for (const [v, text] of s.options ?? []) sel.append(new Option(text, v));
+      input = sel;
+    } else {
+      const inp = document.createElement('input');
+      inp.type = s.kind === 'checkbox' ? 'checkbox' : 'text';
+      if (s.kind !== 'checkbox') inp.inputMode = s.kind === 'int' ? 'numeric' : 'decimal';
+      input = inp;
+    }
+    input.id = id;
+    input.title = s.help;
+    input.setAttribute('aria-describedby', `err-${s.key}`);
+    const err = document.createElement('div');
+    err.id = `err-${s.key}`;
+    err.className = 'field-error';
+    err.setAttribute('role', 'alert');
+    err.hidden = true;
+    input.addEventListener('change', () => onSettingChange(s, input));
+    if (s.kind === 'checkbox') row.append(input, label, err);
+    else row.append(label, input, err);
+    form.append(row);
+  }
+}
+
+/** Puts the current settings into the form. */
+function fillForm(/** @type {Record<string, unknown>} */ config) {
+  for (const s of SETTINGS) {
+    const el = /** @type {HTMLInputElement} */ (document.getElementById(`set-${s.key}`));
+    const v = config[s.key];
+    if (s.kind === 'checkbox') el.checked = Boolean(v);
+    // f32 settings arrive widened to f64 (1e-3 → 0.0010000000474974513): show 6 digits.
+    else if (s.kind === 'float' && typeof v === 'number') el.value = String(Number(v.toPrecision(6)));
+    else el.value = String(v);
+    clearFieldError(s.key);
+  }
+}
+
+/** @param {import('./state.js').Setting} s @param {HTMLInputElement | HTMLSelectElement} input */
+function onSettingChange(s, input) {
+  const raw = input instanceof HTMLInputElement && input.type === 'checkbox' ? input.checked : input.value;
+  const parsed = parseSetting(s, raw);
+  if ('error' in parsed) {
+    showFieldError(s.key, parsed.error, 'config');
+    return;
+  }
+  clearFieldError(s.key);
+  if (s.live) {
+    send({ type: 'lr', value: /** @type {number} */ (parsed.value) });
+    return;
+  }
+  // A setting that needs a new model: restart cleanly on the edited settings; the worker
+  // keeps the current run if the trainer refuses them.
+  const next = { ...ui.config, [s.key]: parsed.value };
+  markCustom();
+  send({ type: 'config', config: next });
+}
+
+function markCustom() {
+  const sel = /** @type {HTMLSelectElement} */ ($('preset'));
+  sel.value = 'custom';
+}
+
+function fillPresets() {
+  const sel = /** @type {HTMLSelectElement} */ ($('preset'));
+  sel.replaceChildren(
+    ...Object.keys(ui.presets).map((name) => new Option(PRESET_LABELS[name] ?? name, name)),
+    new Option('custom', 'custom'),
+  );
+  sel.value = ui.preset;
+  fillForm(ui.presets[ui.preset]);
+}
+
+function wireControls() {
+  $('play').addEventListener('click', () => {
+    if (ui.running) send({ type: 'pause' });
+    else {
+      ui.diverged = false;
+      clearStatus();
+      send({ type: 'play' });
+    }
+    ui.running = !ui.running;
+    syncPlay();
+  });
+  $('step-once').addEventListener('click', () => send({ type: 'step', n: 1 }));
+  $('reset').addEventListener('click', () => send({ type: 'reset' }));
+  $('new-seed').addEventListener('click', () => {
+    const seed = Math.floor(Math.random() * 1_000_000);
+    send({ type: 'reset', seed });
+    const el = /** @type {HTMLInputElement} */ ($('set-seed'));
+    el.value = String(seed);
+  });
+  const speed = /** @type {HTMLSelectElement} */ ($('speed'));
+  speed.replaceChildren(...SPEEDS.map(([v, text]) => new Option(text, String(v))));
+  speed.value = String(ui.speed);
+  speed.addEventListener('change', () => {
+    ui.speed = Number(speed.value);
+    send({ type: 'speed', speed: ui.speed });
+  });
+  const preset = /** @type {HTMLSelectElement} */ ($('preset'));
+  preset.addEventListener('change', () => {
+    if (preset.value === 'custom') return;
+    ui.preset = preset.value;
+    const config = ui.presets[ui.preset];
+    fillForm(config);
+    send({ type: 'config', config });
+  });
+  $('seq').addEventListener('change', () => {
+    send({ type: 'select', seq: Number(/** @type {HTMLSelectElement} */ ($('seq')).value), head: ui.head });
+  });
+  $('head').addEventListener('change', () => {
+    send({ type: 'select', seq: ui.seq, head: Number(/** @type {HTMLSelectElement} */ ($('head')).value) });
+  });
+  const aligned = /** @type {HTMLInputElement} */ ($('show-aligned'));
+  aligned.addEventListener('change', () => {
+    for (const m of [alphaMap, betaMap, ...headMaps]) m.setShowAligned(aligned.checked);
+  });
+  $('panic-reset').addEventListener('click', () => {
+    $('panic').hidden = true;
+    ui.history = [];
+    startWorker(ui.config, false);
+  });
+}
+
+buildSettings();
+wireControls();
+for (const m of [alphaMap, betaMap]) m.setShowAligned(true);
+// The first run: empty settings are the trainer's defaults, i.e. the default preset.
+startWorker({}, params.get('autoplay') === '1');
+requestAnimationFrame(draw);
+
+// A handle for the end-to-end tests (reading state; nothing here is needed by the page).
+/** @type {any} */ (window).__ap = { ui, send };

@@ -1,0 +1,626 @@
+// @ts-check
+// The heatmap view of one attention (α) or KTIW (β) matrix: cells, axis labels, legend, the
+// aligned-cell outline and the hover / touch / keyboard tooltip.
+
+import { colormapTable, cssGradient } from './colormap.js';
+
+/** @typedef {'attention' | 'ktiw'} HeatmapKind */
+
+/**
+ * @typedef {object} HeatmapOptions
+ * @property {string} [title] shown above the cells
+ * @property {HeatmapKind} [kind='attention'] 'attention': α in [0, 1], shown as %; 'ktiw': β log-odds
+ * @property {string} [colormap='viridis'] a name from colormapNames
+ */
+
+/**
+ * @typedef {object} HeatmapData
+ * @property {ArrayLike<number>} values rows × cols, row-major: values[t * cols + s]
+ * @property {number} rows target steps (t)
+ * @property {number} cols source positions (s)
+ * @property {readonly string[]} [rowLabels] target token at each t (default: the index)
+ * @property {readonly string[]} [colLabels] source token at each s (default: the index)
+ * @property {ArrayLike<number>} [aligned] for each row t, the aligned source position
+ * @property {readonly [number, number] | null} [range] colour scale [min, max]; default: for
+ *   'attention' [0, 1], for 'ktiw' the finite min / max of the values
+ */
+
+let nextId = 0;
+
+/**
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag
+ * @param {string} [className]
+ * @param {HTMLElement} [parent]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+function el(tag, className, parent) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
+/**
+ * @param {readonly string[] | undefined} a
+ * @param {readonly string[] | undefined} b
+ */
+function sameLabels(a, b) {
+  if (a === b) return true;
+  if (!a || !b || a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
+/** @param {string} s */
+function minus(s) {
+  return s.replace(/^-/, '−');
+}
+
+export class Heatmap {
+  /**
+   * @param {HTMLElement} container the heatmap is appended to it
+   * @param {HeatmapOptions} [options]
+   */
+  constructor(container, { title = '', kind = 'attention', colormap = 'viridis' } = {}) {
+    /** @type {HeatmapKind} */
+    this.kind = kind === 'ktiw' ? 'ktiw' : 'attention';
+    /** @private */ this.cmapName = colormap;
+    /** @private */ this.lut = colormapTable(colormap);
+    /** @private */ this.showAligned = true;
+    /** @private */ this.rows = 0;
+    /** @private */ this.cols = 0;
+    /** @private @type {ArrayLike<number>} */ this.values = new Float32Array(0);
+    /** @private @type {readonly string[] | undefined} */ this.rowLabels = undefined;
+    /** @private @type {readonly string[] | undefined} */ this.colLabels = undefined;
+    /** @private @type {Int32Array} */ this.aligned = new Int32Array(0);
+    /** @private */ this.min = 0;
+    /** @private */ this.max = 1;
+    /** @private @type {ImageData | null} */ this.image = null;
+    /** @private @type {{ r: number, c: number } | null} */ this.hover = null;
+    /** @private */ this.hoverByKey = false;
+    /** @private @type {{ x: number, y: number } | null} */ this.pointer = null;
+    /** @private */ this.cssW = 0;
+    /** @private */ this.cssH = 0;
+    /** @private */ this.labelPx = { rowH: 0, colW: 0 };
+    /** @private */ this.colStep = 1;
+    /** @private */ this.needsMeasure = false;
+    /** @private */ this.rowStep = 1;
+    const id = `ap-heatmap-${nextId++}`;
+
+    const root = el('figure', `ap-heatmap ap-heatmap--${this.kind}`, container);
+    /** @readonly */ this.element = root;
+    const caption = el('figcaption', 'ap-title', root);
+    caption.textContent = title;
+    caption.hidden = !title;
+
+    const main = el('div', 'ap-heatmap-main', root);
+    el('div', 'ap-heatmap-ytitle', main).textContent = 'target step t';
+    /** @private */ this.wrap = el('div', 'ap-heatmap-wrap', main);
+    /** @private */ this.plot = el('div', 'ap-heatmap-plot', this.wrap);
+    this.plot.tabIndex = 0;
+    this.plot.setAttribute('role', 'group');
+    this.plot.setAttribute('aria-roledescription', 'heatmap');
+    this.plot.setAttribute('aria-describedby', `${id}-help`);
+
+    /** @private */ this.cells = el('canvas', 'ap-heatmap-cells', this.plot);
+    this.cells.width = 1;
+    this.cells.height = 1;
+    this.cells.setAttribute('role', 'img');
+    this.cells.setAttribute('aria-label', `${this.kind}, no data`);
+    const ctx = this.cells.getContext('2d');
+    if (!ctx) throw new Error('2D canvas is not available');
+    /** @private */ this.ctx = ctx;
+
+    /** @private */ this.overlay = el('canvas', 'ap-heatmap-overlay', this.plot);
+    this.overlay.setAttribute('aria-hidden', 'true');
+    const octx = this.overlay.getContext('2d');
+    if (!octx) throw new Error('2D canvas is not available');
+    /** @private */ this.octx = octx;
+
+    /** @private */ this.yLabels = el('div', 'ap-heatmap-ylabels', this.plot);
+    /** @private */ this.xLabels = el('div', 'ap-heatmap-xlabels', this.plot);
+    this.yLabels.setAttribute('aria-hidden', 'true');
+    this.xLabels.setAttribute('aria-hidden', 'true');
+    /** @private @type {HTMLSpanElement[]} */ this.rowSpans = [];
+    /** @private @type {HTMLSpanElement[]} */ this.colSpans = [];
+
+    el('div', 'ap-heatmap-xtitle', root).textContent = 'source position s';
+
+    const legend = el('div', 'ap-legend', root);
+    legend.setAttribute('aria-hidden', 'true');
+    el('span', 'ap-legend-name', legend).textContent =
+      this.kind === 'attention' ? 'α' : 'β (log-odds)';
+    /** @private */ this.legendMin = el('span', 'ap-legend-min', legend);
+    /** @private */ this.legendBar = el('span', 'ap-legend-bar', legend);
+    /** @private */ this.legendMax = el('span', 'ap-legend-max', legend);
+    this.legendBar.style.background = cssGradient(colormap);
+
+    /** @private */ this.tooltip = el('div', 'ap-tooltip', root);
+    this.tooltip.setAttribute('role', 'tooltip');
+    this.tooltip.hidden = true;
+
+    const help = el('span', 'ap-visually-hidden', root);
+    help.id = `${id}-help`;
+    help.textContent = 'Arrow keys move between cells; Escape hides the readout.';
+    /** @private */ this.live = el('span', 'ap-visually-hidden', root);
+    this.live.setAttribute('aria-live', 'polite');
+
+    /** @private */ this.resizeObserver = new ResizeObserver((entries) => {
+      const box = entries[entries.length - 1].contentRect;
+      this.cssW = box.width;
+      this.cssH = box.height;
+      if (this.needsMeasure && this.cssW > 0) this.measureLabels();
+      this.layoutLabels();
+      this.drawOverlay();
+    });
+    this.resizeObserver.observe(this.plot);
+
+    this.onPointer = this.onPointer.bind(this);
+    this.onLeave = this.onLeave.bind(this);
+    this.onOutside = this.onOutside.bind(this);
+    this.onKey = this.onKey.bind(this);
+    this.onBlur = this.onBlur.bind(this);
+    this.plot.addEventListener('pointermove', this.onPointer);
+    this.plot.addEventListener('pointerdown', this.onPointer);
+    this.plot.addEventListener('pointerleave', this.onLeave);
+    this.plot.addEventListener('keydown', this.onKey);
+    this.plot.addEventListener('blur', this.onBlur);
+    document.addEventListener('pointerdown', this.onOutside);
+    this.renderLegend();
+  }
+
+  /**
+   * Draws a new matrix. Cheap when only the values change: labels are rebuilt only when they,
+   * or the shape, change.
+   * @param {HeatmapData} data
+   */
+  update({ values, rows, cols, rowLabels, colLabels, aligned, range }) {
+    if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) {
+      throw new RangeError(`Heatmap: bad shape ${rows} × ${cols}`);
+    }
+    if (values.length < rows * cols) {
+      throw new RangeError(`Heatmap: ${values.length} values for ${rows} × ${cols} cells`);
+    }
+    const reshaped = rows !== this.rows || cols !== this.cols;
+    this.values = values;
+    if (reshaped) this.resize(rows, cols);
+
+    if (this.aligned.length !== rows) this.aligned = new Int32Array(rows);
+    for (let r = 0; r < rows; r++) {
+      const a = aligned && r < aligned.length ? aligned[r] : NaN;
+      this.aligned[r] = Number.isInteger(a) && a >= 0 && a < cols ? a : -1;
+    }
+
+    this.setRange(range);
+    if (reshaped || !sameLabels(rowLabels, this.rowLabels) || !sameLabels(colLabels, this.colLabels)) {
+      this.rowLabels = rowLabels ? rowLabels.slice() : undefined;
+      this.colLabels = colLabels ? colLabels.slice() : undefined;
+      this.buildLabels();
+    }
+    this.paint();
+    this.renderLegend();
+    this.drawOverlay();
+    if (this.hover) this.showTooltip(this.pointer?.x, this.pointer?.y);
+  }
+
+  /**
+   * Shows or hides the outline of the aligned cell of every row (shown at first).
+   * @param {boolean} show
+   */
+  setShowAligned(show) {
+    this.showAligned = !!show;
+    this.drawOverlay();
+  }
+
+  /**
+   * Recolours with another colormap.
+   * @param {string} name a name from colormapNames
+   * @throws {RangeError} for an unknown name (the current colormap stays)
+   */
+  setColormap(name) {
+    this.lut = colormapTable(name);
+    this.cmapName = name;
+    this.legendBar.style.background = cssGradient(name);
+    this.paint();
+  }
+
+  /** Removes the heatmap from its container and drops its listeners. */
+  destroy() {
+    this.resizeObserver.disconnect();
+    document.removeEventListener('pointerdown', this.onOutside);
+    this.element.remove();
+  }
+
+  // ---- drawing ---------------------------------------------------------------------------
+
+  /**
+   * @private
+   * @param {number} rows
+   * @param {number} cols
+   */
+  resize(rows, cols) {
+    this.rows = rows;
+    this.cols = cols;
+    this.hover = null;
+    this.tooltip.hidden = true;
+    const empty = rows === 0 || cols === 0;
+    this.element.classList.toggle('ap-heatmap--empty', empty);
+    this.cells.width = Math.max(1, cols);
+    this.cells.height = Math.max(1, rows);
+    this.image = empty ? null : this.ctx.createImageData(cols, rows);
+    this.plot.style.aspectRatio = empty ? '' : `${cols} / ${rows}`;
+    this.cells.setAttribute(
+      'aria-label',
+      empty
+        ? `${this.kind}, no data`
+        : `${this.kind}, ${rows} target step${rows === 1 ? '' : 's'} × ${cols} source position${cols === 1 ? '' : 's'}`,
+    );
+  }
+
+  /**
+   * @private
+   * @param {readonly [number, number] | null | undefined} range
+   */
+  setRange(range) {
+    let lo = range ? range[0] : NaN;
+    let hi = range ? range[1] : NaN;
+    if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo)) {
+      if (this.kind === 'attention' && !range) {
+        lo = 0;
+        hi = 1;
+      } else {
+        lo = Infinity;
+        hi = -Infinity;
+        const v = this.values;
+        for (let i = 0, n = this.rows * this.cols; i < n; i++) {
+          const x = v[i];
+          if (x < lo && x !== -Infinity) lo = x;
+          if (x > hi && x !== Infinity) hi = x;
+        }
+        if (!(lo <= hi)) {
+          lo = 0; // no finite value
+          hi = 1;
+        } else if (lo === hi) {
+          const pad = Math.abs(lo) > 1 ? Math.abs(lo) * 0.05 : 0.5;
+          lo -= pad;
+          hi += pad;
+        }
+      }
+    }
+    this.min = lo;
+    this.max = hi;
+  }
+
+  /** @private */
+  paint() {
+    const img = this.image;
+    if (!img) return;
+    const px = img.data;
+    const lut = this.lut;
+    const top = lut.length / 4 - 1;
+    const v = this.values;
+    const lo = this.min;
+    const k = top / (this.max - this.min);
+    for (let i = 0, n = this.rows * this.cols; i < n; i++) {
+      const x = v[i];
+      const o = i * 4;
+      if (x !== x) {
+        px[o + 3] = 0; // NaN: transparent, the plot background shows through
+        continue;
+      }
+      let j = Math.round((x - lo) * k);
+      j = j < 0 ? 0 : j > top ? top : j;
+      const q = j * 4;
+      px[o] = lut[q];
+      px[o + 1] = lut[q + 1];
+      px[o + 2] = lut[q + 2];
+      px[o + 3] = 255;
+    }
+    this.ctx.putImageData(img, 0, 0);
+  }
+
+  /** @private */
+  drawOverlay() {
+    const dpr = window.devicePixelRatio || 1;
+    const w = Math.round(this.cssW * dpr);
+    const h = Math.round(this.cssH * dpr);
+    if (this.overlay.width !== w || this.overlay.height !== h) {
+      this.overlay.width = w;
+      this.overlay.height = h;
+    }
+    const g = this.octx;
+    g.clearRect(0, 0, w, h);
+    if (!this.image || w === 0 || h === 0) return;
+    const cw = w / this.cols;
+    const ch = h / this.rows;
+    const style = getComputedStyle(this.element);
+    if (this.showAligned) {
+      // A dark halo under a light line reads on both ends of every colormap.
+      const lw = Math.max(1, Math.min(2 * dpr, Math.min(cw, ch) / 6));
+      for (const [color, width] of /** @type {[string, number][]} */ ([
+        [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', lw * 2],
+        [style.getPropertyValue('--ap-aligned').trim() || '#fff', lw],
+      ])) {
+        g.strokeStyle = color;
+        g.lineWidth = width;
+        g.beginPath();
+        for (let r = 0; r < this.rows; r++) {
+          const c = this.aligned[r];
+          if (c < 0) continue;
+          const x0 = Math.round(c * cw);
+          const y0 = Math.round(r * ch);
+          const x1 = Math.round((c + 1) * cw);
+          const y1 = Math.round((r + 1) * ch);
+          g.rect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
+        }
+        g.stroke();
+      }
+    }
+    if (this.hover) {
+      const { r, c } = this.hover;
+      const lw = Math.max(1, 2 * dpr);
+      const x0 = Math.round(c * cw);
+      const y0 = Math.round(r * ch);
+      const x1 = Math.round((c + 1) * cw);
+      const y1 = Math.round((r + 1) * ch);
+      g.lineWidth = lw;
+      g.strokeStyle = style.getPropertyValue('--ap-hover').trim() || '#ff0';
+      g.strokeRect(x0 - lw / 2, y0 - lw / 2, x1 - x0 + lw, y1 - y0 + lw);
+      // Faint guides along the hovered row and column.
+      g.fillStyle = 'rgba(255,255,255,0.12)';
+      g.fillRect(0, y0, w, y1 - y0);
+      g.fillRect(x0, 0, x1 - x0, h);
+    }
+  }
+
+  /** @private */
+  renderLegend() {
+    const lo = this.format(this.min);
+    const hi = this.format(this.max);
+    if (this.legendMin.textContent !== lo) this.legendMin.textContent = lo;
+    if (this.legendMax.textContent !== hi) this.legendMax.textContent = hi;
+  }
+
+  /**
+   * @private
+   * @param {number} v
+   */
+  format(v) {
+    if (Number.isNaN(v)) return 'NaN';
+    if (!Number.isFinite(v)) return v > 0 ? '+∞' : '−∞';
+    if (this.kind === 'attention') {
+      const p = v * 100;
+      const a = Math.abs(p);
+      if (a === 0) return '0%';
+      if (a < 0.01) return p > 0 ? '<0.01%' : '>−0.01%';
+      return `${minus(p.toFixed(a < 1 ? 2 : 1).replace(/\.0+$/, ''))}%`;
+    }
+    return Math.abs(v) < 0.005 ? '0.00' : minus(v.toFixed(2));
+  }
+
+  // ---- labels ----------------------------------------------------------------------------
+
+  /** @private */
+  buildLabels() {
+    /**
+     * @param {HTMLElement} box
+     * @param {number} n
+     * @param {readonly string[] | undefined} labels
+     * @param {'top' | 'left'} side
+     */
+    const build = (box, n, labels, side) => {
+      box.textContent = '';
+      /** @type {HTMLSpanElement[]} */
+      const spans = [];
+      const frag = document.createDocumentFragment();
+      for (let i = 0; i < n; i++) {
+        const s = document.createElement('span');
+        s.textContent = labels && i < labels.length ? labels[i] : String(i);
+        s.style[side] = `${((i + 0.5) / n) * 100}%`;
+        frag.appendChild(s);
+        spans.push(s);
+      }
+      box.appendChild(frag);
+      return spans;
+    };
+    this.rowSpans = build(this.yLabels, this.rows, this.rowLabels, 'top');
+    this.colSpans = build(this.xLabels, this.cols, this.colLabels, 'left');
+    this.measureLabels();
+  }
+
+  /** @private */
+  measureLabels() {
+    // Measure once per label set: the widest row label sets the left margin, the widest
+    // column label the spacing of the column labels.
+    let rowW = 0;
+    let colW = 0;
+    let lineH = 0;
+    for (const s of this.rowSpans) rowW = Math.max(rowW, s.offsetWidth);
+    for (const s of this.colSpans) colW = Math.max(colW, s.offsetWidth);
+    for (const s of this.rowSpans) lineH = Math.max(lineH, s.offsetHeight);
+    this.element.style.setProperty('--ap-rowlabel-w', `${Math.ceil(rowW)}px`);
+    this.element.style.setProperty('--ap-collabel-w', `${Math.ceil(colW)}px`);
+    this.labelPx = { rowH: lineH || 12, colW: colW || 8 };
+    // Not rendered yet (e.g. inside a hidden panel): measure again once it has a size.
+    this.needsMeasure = this.rows > 0 && lineH === 0;
+    this.rowStep = 0;
+    this.colStep = 0;
+    this.layoutLabels();
+  }
+
+  /** Shows every k-th label so that neighbours never overlap. @private */
+  layoutLabels() {
+    if (!this.rows || !this.cols || !this.cssW) return;
+    const cellW = this.cssW / this.cols;
+    const cellH = this.cssH / this.rows;
+    const rowStep = Math.max(1, Math.ceil((this.labelPx.rowH * 0.9) / cellH));
+    const colStep = Math.max(1, Math.ceil((this.labelPx.colW + 4) / cellW));
+    if (rowStep !== this.rowStep) {
+      this.rowStep = rowStep;
+      this.rowSpans.forEach((s, i) => {
+        s.hidden = i % rowStep !== 0;
+      });
+    }
+    if (colStep !== this.colStep) {
+      this.colStep = colStep;
+      this.colSpans.forEach((s, i) => {
+        s.hidden = i % colStep !== 0;
+      });
+    }
+  }
+
+  // ---- tooltip ---------------------------------------------------------------------------
+
+  /**
+   * @private
+   * @param {PointerEvent} e
+   */
+  onPointer(e) {
+    if (!this.image) return;
+    const box = this.plot.getBoundingClientRect();
+    const x = e.clientX - box.left;
+    const y = e.clientY - box.top;
+    if (x < 0 || y < 0 || x >= box.width || y >= box.height) {
+      if (e.pointerType === 'mouse') this.onLeave(e);
+      return;
+    }
+    const c = Math.min(this.cols - 1, Math.floor((x / box.width) * this.cols));
+    const r = Math.min(this.rows - 1, Math.floor((y / box.height) * this.rows));
+    this.hoverByKey = false;
+    this.pointer = { x, y };
+    if (!this.hover || this.hover.r !== r || this.hover.c !== c) {
+      this.hover = { r, c };
+      this.drawOverlay();
+    }
+    this.showTooltip(x, y);
+  }
+
+  /**
+   * @private
+   * @param {PointerEvent} e
+   */
+  onLeave(e) {
+    // A lifted finger leaves the element too: keep the readout until the next tap elsewhere.
+    if (e.pointerType !== 'mouse') return;
+    this.hideTooltip();
+  }
+
+  /**
+   * @private
+   * @param {PointerEvent} e
+   */
+  onOutside(e) {
+    if (this.hover && e.target instanceof Node && !this.plot.contains(e.target)) this.hideTooltip();
+  }
+
+  /** @private */
+  onBlur() {
+    if (this.hoverByKey) this.hideTooltip();
+  }
+
+  /**
+   * @private
+   * @param {KeyboardEvent} e
+   */
+  onKey(e) {
+    if (!this.image) return;
+    if (e.key === 'Escape') {
+      this.hideTooltip();
+      return;
+    }
+    /** @type {Record<string, [number, number]>} */
+    const moves = {
+      ArrowUp: [-1, 0],
+      ArrowDown: [1, 0],
+      ArrowLeft: [0, -1],
+      ArrowRight: [0, 1],
+      Home: [0, -Infinity],
+      End: [0, Infinity],
+    };
+    const m = moves[e.key];
+    if (!m) return;
+    e.preventDefault();
+    const at = this.hover ?? { r: 0, c: this.aligned[0] >= 0 ? this.aligned[0] : 0 };
+    const r = this.hover ? Math.max(0, Math.min(this.rows - 1, at.r + m[0])) : at.r;
+    const c = this.hover ? Math.max(0, Math.min(this.cols - 1, at.c + m[1])) : at.c;
+    this.hover = { r, c };
+    this.hoverByKey = true;
+    this.pointer = null;
+    this.drawOverlay();
+    this.live.textContent = this.showTooltip()
+      .map(([k, v]) => `${k} ${v}`)
+      .join(', ');
+  }
+
+  /** @private */
+  hideTooltip() {
+    if (!this.hover && this.tooltip.hidden) return;
+    this.hover = null;
+    this.hoverByKey = false;
+    this.pointer = null;
+    this.tooltip.hidden = true;
+    this.drawOverlay();
+  }
+
+  /**
+   * Fills the tooltip for the hovered cell and places it near (x, y) in plot pixels, or near
+   * the cell itself when no point is given.
+   * @private
+   * @param {number} [x]
+   * @param {number} [y]
+   * @returns {[string, string][]} the lines shown, as [key, value]
+   */
+  showTooltip(x, y) {
+    const hv = this.hover;
+    if (!hv) return [];
+    const { r, c } = hv;
+    const v = this.values[r * this.cols + c];
+    const tok = (/** @type {readonly string[] | undefined} */ labels, /** @type {number} */ i) =>
+      labels && i < labels.length ? labels[i] : '';
+    const a = this.aligned[r];
+    /** @type {[string, string][]} */
+    const lines = [
+      [this.kind === 'attention' ? 'α' : 'β', this.kind === 'attention' ? this.format(v) : `${this.format(v)} log-odds`],
+      ['target', `t = ${r}  “${tok(this.rowLabels, r)}”`],
+      ['source', `s = ${c}  “${tok(this.colLabels, c)}”`],
+      ['aligned', a < 0 ? 'unknown' : a === c ? 'yes, s is the aligned position' : `no (aligned s = ${a})`],
+    ];
+    const t = this.tooltip;
+    if (t.childElementCount !== lines.length) {
+      t.textContent = '';
+      for (let i = 0; i < lines.length; i++) {
+        const row = el('div', 'ap-tooltip-row', t);
+        el('span', 'ap-tooltip-key', row);
+        el('span', 'ap-tooltip-value', row);
+      }
+    }
+    for (let i = 0; i < lines.length; i++) {
+      const row = /** @type {HTMLElement} */ (t.children[i]);
+      const k = /** @type {HTMLElement} */ (row.children[0]);
+      const val = /** @type {HTMLElement} */ (row.children[1]);
+      if (k.textContent !== lines[i][0]) k.textContent = lines[i][0];
+      if (val.textContent !== lines[i][1]) val.textContent = lines[i][1];
+    }
+    t.classList.toggle('ap-tooltip--aligned', a === c);
+    t.hidden = false;
+
+    // Place it inside the figure, beside the pointer (or the cell), flipping at the edges.
+    const fig = this.element.getBoundingClientRect();
+    const plot = this.plot.getBoundingClientRect();
+    const cw = plot.width / this.cols;
+    const ch = plot.height / this.rows;
+    const px = plot.left - fig.left + (x ?? (c + 1) * cw);
+    const py = plot.top - fig.top + (y ?? (r + 1) * ch);
+    const tw = t.offsetWidth;
+    const th = t.offsetHeight;
+    const gap = 12;
+    let left = px + gap;
+    if (left + tw > fig.width) left = px - gap - tw - (x === undefined ? cw : 0);
+    let top = py + gap;
+    if (top + th > fig.height) top = py - gap - th - (y === undefined ? ch : 0);
+    t.style.left = `${Math.max(0, Math.min(left, fig.width - tw))}px`;
+    t.style.top = `${Math.max(0, top)}px`;
+    return lines;
+  }
+}

@@ -1,0 +1,262 @@
+// @ts-check
+// The Web Worker that owns the trainer: it loads the chosen wasm build, runs as many steps
+// per frame as the speed asks, and posts one small snapshot per frame (matrices as
+// transferable buffers). It draws nothing; the page does.
+
+/** @typedef {import('./protocol.js').ToWorker} ToWorker */
+/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+
+/** The worker's global scope, typed by hand (the DOM lib types `self` as a Window).
+ * @type {{ postMessage(msg: FromWorker, transfer?: Transferable[]): void,
+ *          addEventListener(type: 'message', f: (e: MessageEvent<ToWorker>) => void): void,
+ *          __apLastPanic?: string }} */
+const scope = /** @type {any} */ (self);
+
+/** @type {any} the wasm module's exports */
+let wasm = null;
+/** @type {any} the wasm Trainer */
+let trainer = null;
+/** @type {Record<string, unknown> | null} */
+let config = null;
+let running = false;
+/** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
+let speed = 1;
+let frameCredit = 0;
+let seq = 0;
+let head = -1;
+let sentHistory = 0;
+let dead = false;
+/** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
+let rate = [];
+/** @type {ReturnType<typeof setTimeout> | null} */
+let timer = null;
+
+const FRAME_MS = 1000 / 60;
+/** Time a frame may spend training at full speed, leaving room for the snapshot. */
+const BUDGET_MS = 12;
+
+/** @param {FromWorker} msg @param {Transferable[]} [transfer] */
+function post(msg, transfer) {
+  scope.postMessage(msg, transfer ?? []);
+}
+
+/** Wraps a call into wasm: a JS error from Rust is a refusal; a trap is a panic, after which
+ * the module is dead and only a fresh worker can go on.
+ * @template T @param {string} where @param {() => T} f @returns {T | undefined} */
+function guard(where, f) {
+  if (dead) return undefined;
+  try {
+    return f();
+  } catch (e) {
+    const err = /** @type {Error} */ (e);
+    if (err instanceof WebAssembly.RuntimeError || scope.__apLastPanic) {
+      dead = true;
+      running = false;
+      post({ type: 'panic', message: scope.__apLastPanic || String(err) });
+    } else {
+      post({ type: 'error', where, message: err.message ?? String(err), field: fieldOf(err.message) });
+    }
+    return undefined;
+  }
+}
+
+/** The settings field a message names ("heads: must be …" → "heads").
+ * @param {string | undefined} message */
+function fieldOf(message) {
+  const m = /^([a-z_]+): /.exec(message ?? '');
+  return m ? m[1] : undefined;
+}
+
+/** Builds a trainer for `next`; the current one stays if `next` is refused.
+ * @param {Record<string, unknown>} next */
+function build(next) {
+  const ok = guard('config', () => {
+    wasm.validateConfig(next);
+    const t = new wasm.Trainer(next);
+    if (trainer) trainer.free();
+    trainer = t;
+    return true;
+  });
+  if (!ok) return false;
+  config = trainer.config();
+  sentHistory = 0;
+  rate = [];
+  const [, , heads, evalSeqs] = trainer.shape();
+  seq = Math.min(seq, evalSeqs - 1);
+  head = head < heads ? head : -1;
+  return true;
+}
+
+/** The snapshot of the selected evaluation sequence. @returns {Snapshot} */
+function snapshot() {
+  const [lt, ls, heads, evalSeqs] = trainer.shape();
+  const alpha = new Float32Array(trainer.attention(seq, head));
+  const beta = new Float32Array(trainer.ktiw(seq));
+  /** @type {Float32Array[]} */
+  const perHead = [];
+  if (heads > 1) for (let k = 0; k < heads; k++) perHead.push(new Float32Array(trainer.attention(seq, k)));
+  const history = trainer.historySince(sentHistory);
+  sentHistory = trainer.historyLength;
+  const now = performance.now();
+  rate.push([now, trainer.step]);
+  while (rate.length > 2 && now - rate[0][0] > 1000) rate.shift();
+  const [t0, s0] = rate[0];
+  const stepsPerSecond = now > t0 ? ((trainer.step - s0) * 1000) / (now - t0) : 0;
+  return {
+    type: 'snapshot',
+    step: trainer.step,
+    loss: trainer.lastLoss,
+    stepsPerSecond,
+    running,
+    seq,
+    head,
+    shape: { tgtLen: lt, srcLen: ls, heads, evalSeqs },
+    history,
+    alpha,
+    beta,
+    perHead,
+    source: new Uint32Array(trainer.sourceTokens(seq)),
+    target: new Uint32Array(trainer.targetTokens(seq)),
+    aligned: new Uint32Array(trainer.aligned()),
+    config: /** @type {Record<string, unknown>} */ (config),
+  };
+}
+
+function sendSnapshot() {
+  const snap = guard('snapshot', snapshot);
+  if (!snap) return;
+  post(snap, [snap.alpha.buffer, snap.beta.buffer, ...snap.perHead.map((a) => a.buffer)]);
+}
+
+/** Trains `n` steps (or until the frame's time budget is spent); false if it diverged. */
+function train(/** @type {number} */ n) {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    const before = trainer.step;
+    let diverged = false;
+    try {
+      trainer.steps(1);
+    } catch (e) {
+      const err = /** @type {Error} */ (e);
+      if (err instanceof WebAssembly.RuntimeError || scope.__apLastPanic) {
+        dead = true;
+        running = false;
+        post({ type: 'panic', message: scope.__apLastPanic || String(err) });
+        return false;
+      }
+      diverged = true;
+      running = false;
+      post({ type: 'diverged', message: err.message, step: before });
+    }
+    if (diverged) return false;
+    if (performance.now() - start > BUDGET_MS) break;
+  }
+  return true;
+}
+
+function frame() {
+  timer = null;
+  if (dead || !trainer || !running) return;
+  const start = performance.now();
+  frameCredit += speed;
+  const n = Math.floor(frameCredit);
+  frameCredit -= n;
+  if (n > 0) train(n);
+  sendSnapshot();
+  if (running) timer = setTimeout(frame, Math.max(0, FRAME_MS - (performance.now() - start)));
+}
+
+function play() {
+  if (running || dead) return;
+  running = true;
+  rate = [];
+  frameCredit = Math.max(frameCredit, 1 - 1e-9);
+  if (!timer) timer = setTimeout(frame, 0);
+}
+
+function pause() {
+  running = false;
+  if (timer) clearTimeout(timer);
+  timer = null;
+  sendSnapshot();
+}
+
+scope.addEventListener('message', async (e) => {
+  const msg = e.data;
+  switch (msg.type) {
+    case 'init': {
+      try {
+        wasm = await import(`../pkg/${msg.variant}/attention_playground.js`);
+        await wasm.default();
+      } catch (err) {
+        post({ type: 'error', where: 'load', message: `could not load the ${msg.variant} build: ${err}` });
+        return;
+      }
+      speed = msg.speed;
+      /** @type {Record<string, Record<string, unknown>>} */
+      const presets = {};
+      for (const name of wasm.presets()) presets[name] = wasm.preset(name);
+      post({ type: 'ready', variant: wasm.kernelVariant(), presets });
+      if (build(msg.config)) sendSnapshot();
+      if (msg.play) play();
+      break;
+    }
+    case 'config': {
+      const wasRunning = running;
+      if (build(msg.config)) {
+        frameCredit = 0;
+        sendSnapshot();
+        if (wasRunning) play();
+      }
+      break;
+    }
+    case 'play':
+      play();
+      break;
+    case 'pause':
+      pause();
+      break;
+    case 'step':
+      if (trainer && !dead) {
+        running = false;
+        train(msg.n);
+        sendSnapshot();
+      }
+      break;
+    case 'speed':
+      speed = msg.speed;
+      break;
+    case 'lr': {
+      const ok = guard('learning_rate', () => {
+        trainer.setLearningRate(msg.value);
+        return true;
+      });
+      if (ok && config) config = { ...config, learning_rate: msg.value };
+      if (ok) post({ type: 'lr', value: msg.value });
+      break;
+    }
+    case 'reset': {
+      const ok = guard('seed', () => {
+        trainer.reset(msg.seed);
+        return true;
+      });
+      if (ok) {
+        if (msg.seed !== undefined && config) config = { ...config, seed: msg.seed };
+        sentHistory = 0;
+        rate = [];
+        post({ type: 'reset', seed: /** @type {number} */ ((config ?? {}).seed) });
+        sendSnapshot();
+      }
+      break;
+    }
+    case 'select':
+      seq = msg.seq;
+      head = msg.head;
+      if (trainer && !dead) sendSnapshot();
+      break;
+    case 'debug-panic':
+      guard('debug', () => wasm.debugPanic());
+      break;
+  }
+});
