@@ -236,3 +236,53 @@ impl WasmTrainer {
         &self.inner
     }
 }
+
+/// GFLOP/s of this build's gemm on an `m×k · k×n` product, best of `reps` timed runs
+/// (for the benchmark page; the page itself never calls it).
+#[wasm_bindgen(js_name = benchGemm)]
+pub fn bench_gemm(m: usize, n: usize, k: usize, reps: u32) -> f64 {
+    use crate::kernels::{gemm, Mat, MatMut};
+    let mut rng = crate::rng::Rng::new(1, 0);
+    let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+    let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+    let mut c = vec![0.0f32; m * n];
+    let mut best = f64::INFINITY;
+    // Repeat inside each timing so that Date's millisecond resolution does not matter.
+    let inner = ((2e8 / (2.0 * (m * n * k) as f64)).ceil() as usize).max(1);
+    for _ in 0..reps.max(1) {
+        let t0 = js_sys::Date::now();
+        for _ in 0..inner {
+            gemm(
+                m,
+                n,
+                k,
+                Mat::rows(&a, k),
+                Mat::rows(&b, n),
+                0.0,
+                MatMut::rows(&mut c, n),
+            );
+        }
+        best = best.min((js_sys::Date::now() - t0) / inner as f64);
+    }
+    2.0 * (m * n * k) as f64 / (best * 1e-3) / 1e9
+}
+
+/// Milliseconds per training step of `config` (evaluation excluded), median of `reps`.
+#[wasm_bindgen(js_name = benchStep)]
+pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
+    let config = Config {
+        eval_every: 100_000,
+        ..config_from(config)?
+    };
+    let mut t = Trainer::new(config).map_err(|e| JsError::new(&e.to_string()))?;
+    t.step().map_err(|e| JsError::new(&e.to_string()))?;
+    let mut times: Vec<f64> = (0..reps.max(1))
+        .map(|_| {
+            let t0 = js_sys::Date::now();
+            let _ = t.step();
+            js_sys::Date::now() - t0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    Ok(times[times.len() / 2])
+}
