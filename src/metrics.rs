@@ -2,7 +2,7 @@
 //! probe `β` with its accuracy and score, and the top-5% agreement of two matrices. They
 //! read a forward pass's workspace; they never change the model.
 
-use crate::kernels::{add_bias_rows, matmul_nt};
+use crate::kernels::{add_bias_rows, math, matmul_nt};
 use crate::model::params::Tensors;
 use crate::model::{Seq2Seq, Workspace};
 use crate::tasks::Batch;
@@ -177,7 +177,7 @@ impl KtiwProbe {
                     let v = &self.v[(s * bsz + b) * h..(s * bsz + b + 1) * h];
                     let g = &mut self.grid[(t * ls + s) * h..(t * ls + s + 1) * h];
                     for ((x, a), c) in g.iter_mut().zip(u).zip(v) {
-                        *x = (a + c).tanh();
+                        *x = math::tanh(a + c);
                     }
                 }
             }
@@ -227,7 +227,7 @@ pub fn log_odds(logits: &[f32], y: usize) -> f32 {
         .iter()
         .enumerate()
         .filter(|&(j, _)| j != y)
-        .map(|(_, &x)| (x - max).exp())
+        .map(|(_, &x)| math::exp(x - max))
         .sum();
     logits[y] - (max + sum.ln())
 }

@@ -186,23 +186,33 @@ pub fn gemm_with<K: MicroKernel>(
 }
 
 /// Packs B[pc..pc+kc, jc..jc+nc] as panels of `nr` columns: (nc/nr, kc, nr), zero-padded.
+/// Reads follow B's unit stride: along rows for a row-major B, along columns for a
+/// transposed one (a weight matrix read as `Wᵀ`).
 #[inline(always)]
 fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
     for (panel, jr) in (0..nc).step_by(nr).enumerate() {
         let width = nr.min(nc - jr);
         let dst = &mut bp[panel * kc * nr..(panel + 1) * kc * nr];
-        for p in 0..kc {
-            let row = &mut dst[p * nr..(p + 1) * nr];
-            let base = (pc + p) * b.rs + (jc + jr) * b.cs;
-            if b.cs == 1 && width == nr {
-                row.copy_from_slice(&b.data[base..base + nr]);
-            } else {
-                for (j, x) in row.iter_mut().enumerate() {
-                    *x = if j < width {
-                        b.data[base + j * b.cs]
-                    } else {
-                        0.0
-                    };
+        if width < nr {
+            dst.fill(0.0);
+        }
+        if b.rs == 1 && b.cs != 1 {
+            for j in 0..width {
+                let col = &b.data[pc + (jc + jr + j) * b.cs..][..kc];
+                for (p, &v) in col.iter().enumerate() {
+                    dst[p * nr + j] = v;
+                }
+            }
+        } else {
+            for p in 0..kc {
+                let base = (pc + p) * b.rs + (jc + jr) * b.cs;
+                let row = &mut dst[p * nr..p * nr + width];
+                if b.cs == 1 {
+                    row.copy_from_slice(&b.data[base..base + width]);
+                } else {
+                    for (j, x) in row.iter_mut().enumerate() {
+                        *x = b.data[base + j * b.cs];
+                    }
                 }
             }
         }
@@ -210,19 +220,28 @@ fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mu
 }
 
 /// Packs A[ic..ic+mc, pc..pc+kc] as panels of `mr` rows: (mc/mr, kc, mr), zero-padded.
+/// Reads follow A's unit stride, as in [`pack_b`].
 #[inline(always)]
 fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
     for (panel, ir) in (0..mc).step_by(mr).enumerate() {
         let height = mr.min(mc - ir);
         let dst = &mut ap[panel * kc * mr..(panel + 1) * kc * mr];
-        for p in 0..kc {
-            let col = &mut dst[p * mr..(p + 1) * mr];
-            for (i, x) in col.iter_mut().enumerate() {
-                *x = if i < height {
-                    a.data[(ic + ir + i) * a.rs + (pc + p) * a.cs]
-                } else {
-                    0.0
-                };
+        if height < mr {
+            dst.fill(0.0);
+        }
+        if a.cs == 1 {
+            for i in 0..height {
+                let row = &a.data[(ic + ir + i) * a.rs + pc..][..kc];
+                for (p, &v) in row.iter().enumerate() {
+                    dst[p * mr + i] = v;
+                }
+            }
+        } else {
+            for p in 0..kc {
+                let base = (ic + ir) * a.rs + (pc + p) * a.cs;
+                for (i, x) in dst[p * mr..p * mr + height].iter_mut().enumerate() {
+                    *x = a.data[base + i * a.rs];
+                }
             }
         }
     }

@@ -4,6 +4,7 @@
 //! Only the kernels live here: what to multiply is the model's business.
 
 pub mod blocked;
+pub mod math;
 pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
@@ -181,7 +182,7 @@ pub fn softmax_rows(x: &mut [f32], n: usize) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
         let mut sum = 0.0;
         for v in row.iter_mut() {
-            *v = (*v - max).exp();
+            *v = math::exp(*v - max);
             sum += *v;
         }
         let inv = 1.0 / sum;
@@ -193,7 +194,7 @@ pub fn softmax_rows(x: &mut [f32], n: usize) {
 pub fn log_softmax_rows(x: &mut [f32], n: usize) {
     for row in x.chunks_exact_mut(n) {
         let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-        let sum: f32 = row.iter().map(|v| (v - max).exp()).sum();
+        let sum: f32 = row.iter().map(|v| math::exp(v - max)).sum();
         let lse = max + sum.ln();
         row.iter_mut().for_each(|v| *v -= lse);
     }

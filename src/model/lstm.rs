@@ -3,6 +3,7 @@
 //! The input is always an embedding lookup, so `W_ih E[tok] + b` is a row of the small table
 //! `E W_ihᵀ + b` (NT, 4H), computed once per pass instead of once per token.
 
+use crate::kernels::math;
 use crate::kernels::{matmul_nn, matmul_nt, matmul_tn};
 
 /// One direction's weights. `H` = hidden width.
@@ -89,11 +90,6 @@ impl LstmScratch {
     }
 }
 
-#[inline]
-pub fn sigmoid(x: f32) -> f32 {
-    1.0 / (1.0 + (-x).exp())
-}
-
 /// Runs the LSTM over `tokens` (T, B) from the initial state already in `cache.h[0]`,
 /// `cache.c[0]`, reading embeddings from `emb` (NT, H).
 pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut LstmCache) {
@@ -127,16 +123,16 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
             let (gf, rest) = rest.split_at_mut(h);
             let (gg, go) = rest.split_at_mut(h);
             for j in 0..h {
-                let i = sigmoid(gi[j]);
-                let f = sigmoid(gf[j]);
-                let g = gg[j].tanh();
-                let o = sigmoid(go[j]);
+                let i = math::sigmoid(gi[j]);
+                let f = math::sigmoid(gf[j]);
+                let g = math::tanh(gg[j]);
+                let o = math::sigmoid(go[j]);
                 gi[j] = i;
                 gf[j] = f;
                 gg[j] = g;
                 go[j] = o;
                 let c = f * c_prev[b * h + j] + i * g;
-                let tc = c.tanh();
+                let tc = math::tanh(c);
                 c_next[b * h + j] = c;
                 tanh_c[b * h + j] = tc;
                 h_next[b * h + j] = o * tc;

@@ -2,6 +2,7 @@
 //! the targets, with its fused backward. `W = [W_d | W_c']` is applied as two products, so
 //! `[d; c]` is never concatenated.
 
+use crate::kernels::math;
 use crate::kernels::{
     add_bias_rows, log_softmax_rows, matmul_nn, matmul_nt, matmul_tn, sum_rows_into,
 };
@@ -27,7 +28,7 @@ pub fn output_forward(
     matmul_nt(n, h, h, d, h, w_comb, 2 * h, 0.0, act, h);
     matmul_nt(n, h, h, c, h, &w_comb[h..], 2 * h, 1.0, act, h);
     add_bias_rows(act, b_comb);
-    act.iter_mut().for_each(|x| *x = x.tanh());
+    act.iter_mut().for_each(|x| *x = math::tanh(*x));
     matmul_nt(n, nt, h, act, h, w_out, h, 0.0, logp, nt);
     add_bias_rows(logp, b_out);
     log_softmax_rows(logp, nt);
@@ -70,7 +71,7 @@ pub fn output_backward(
             &mut dlogits[r * nt..(r + 1) * nt],
         );
         for (x, l) in dl.iter_mut().zip(lp) {
-            *x = l.exp() * inv_n;
+            *x = math::exp(*l) * inv_n;
         }
         dl[targets[r] as usize] -= inv_n;
     }
