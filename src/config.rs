@@ -85,7 +85,7 @@ pub const PRESETS: [&str; 8] = [
 ];
 
 /// Heads of the "several heads on the hard task" preset.
-const RESCUE_HEADS: usize = 4;
+const RESCUE_HEADS: usize = 8;
 
 /// Sizes of the small preset (the browser's default): found by `reproduce` sweeps.
 const SMALL_HIDDEN: usize = 64;

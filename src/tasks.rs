@@ -42,6 +42,21 @@ impl Batch {
         self.source[s * self.batch + b]
     }
 
+    /// Copies sequences `lo..hi` into `out` (a batch of `hi − lo` sequences of this length).
+    pub fn copy_rows(&self, lo: usize, hi: usize, out: &mut Batch) {
+        assert_eq!((out.batch, out.src_len), (hi - lo, self.src_len));
+        for (src, dst) in [
+            (&self.source, &mut out.source),
+            (&self.target_in, &mut out.target_in),
+            (&self.target_out, &mut out.target_out),
+        ] {
+            for (t, row) in dst.chunks_exact_mut(hi - lo).enumerate() {
+                row.copy_from_slice(&src[t * self.batch + lo..t * self.batch + hi]);
+            }
+        }
+        out.aligned.copy_from_slice(&self.aligned);
+    }
+
     /// Correct output at target step `t` of sequence `b`.
     pub fn tgt(&self, t: usize, b: usize) -> u32 {
         self.target_out[t * self.batch + b]

@@ -43,6 +43,35 @@ pub struct Evaluation {
 /// so waiting for a NaN would wait for ever.
 pub const DIVERGED_FACTOR: f32 = 10.0;
 
+/// Which rows of each training batch a replica works on (data parallelism over workers).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+    pub lo: usize,
+    pub hi: usize,
+}
+
+impl Shard {
+    /// Shard `index` of `count` near-equal parts of a batch of `batch` rows.
+    pub fn new(index: usize, count: usize, batch: usize) -> Shard {
+        Shard {
+            index,
+            count,
+            lo: index * batch / count,
+            hi: (index + 1) * batch / count,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.hi - self.lo
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hi == self.lo
+    }
+}
+
 /// A step that could not be applied.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub enum StepError {
@@ -72,8 +101,11 @@ pub struct Trainer {
     optimizer: Optimizer,
     task: Task,
     train_rng: Rng,
-    train_batch: Batch,
-    train_ws: Workspace,
+    train_batch: Batch, // (B sequences) the step's batch, the same on every replica
+    /// Data parallelism: this replica computes the gradient of rows `lo..hi` of each batch.
+    shard: Shard,
+    shard_batch: Batch,  // (hi − lo sequences) this replica's rows, when sharded
+    train_ws: Workspace, // sized for the shard
     eval_batch: Batch,
     eval_ws: Workspace,
     probe: KtiwProbe,
@@ -107,6 +139,8 @@ impl Trainer {
             task: Task::new(&config, &mut table_rng),
             train_rng: Rng::new(config.seed, STREAM_TRAIN),
             train_batch: Batch::new(config.batch, config.length),
+            shard: Shard::new(0, 1, config.batch),
+            shard_batch: Batch::new(config.batch, config.length),
             train_ws: model.workspace(config.batch, ls, lt),
             eval_batch: Batch::new(be, config.length),
             eval_ws: model.workspace(be, ls, lt),
@@ -159,12 +193,60 @@ impl Trainer {
 
     /// One training step on a fresh batch; evaluates when the step count reaches a
     /// multiple of `eval_every`. Returns the training loss of the batch.
+    /// (On a sharded replica use [`Trainer::shard_gradient`] and [`Trainer::apply_gradient`].)
     pub fn step(&mut self) -> Result<f32, StepError> {
+        let loss = self.shard_gradient()?;
+        self.apply_gradient(loss);
+        Ok(loss)
+    }
+
+    /// Makes this trainer replica `index` of `count`: from the next step on it computes the
+    /// gradient of its share of each batch only. Every replica draws the same batches, so
+    /// the weighted sum of their gradients is the whole batch's. Only replica 0 evaluates.
+    pub fn set_shard(&mut self, index: usize, count: usize) -> Result<(), ConfigError> {
+        let b = self.config.batch;
+        if count == 0 || count > b {
+            return Err(ConfigError::new(
+                "workers",
+                format!("must be a whole number from 1 to the batch size {b}, got {count}"),
+            ));
+        }
+        if index >= count {
+            return Err(ConfigError::new(
+                "worker",
+                format!("must be below the number of workers {count}, got {index}"),
+            ));
+        }
+        let shard = Shard::new(index, count, b);
+        let (ls, lt) = (self.config.src_len(), self.config.src_len());
+        self.shard_batch = Batch::new(shard.len(), self.config.length);
+        self.train_ws = self.model.workspace(shard.len(), ls, lt);
+        self.shard = shard;
+        Ok(())
+    }
+
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// The weight of this replica's gradient in the batch's: its share of the rows.
+    pub fn shard_weight(&self) -> f32 {
+        self.shard.len() as f32 / self.config.batch as f32
+    }
+
+    /// Draws the next batch and computes the gradient of the mean loss over this replica's
+    /// rows into [`Trainer::gradient`]; returns that loss. Nothing is updated yet.
+    pub fn shard_gradient(&mut self) -> Result<f32, StepError> {
         self.task.fill(&mut self.train_rng, &mut self.train_batch);
+        let batch = if self.shard.count == 1 {
+            &self.train_batch
+        } else {
+            self.train_batch
+                .copy_rows(self.shard.lo, self.shard.hi, &mut self.shard_batch);
+            &self.shard_batch
+        };
         let p = self.model.layout.split(&self.params);
-        let loss = self
-            .model
-            .forward(&p, &mut self.train_ws, &self.train_batch);
+        let loss = self.model.forward(&p, &mut self.train_ws, batch);
         let chance = (self.model.dims.n_tok as f32).ln();
         if !(loss.is_finite() && loss <= DIVERGED_FACTOR * chance) {
             return Err(StepError::Diverged {
@@ -173,20 +255,35 @@ impl Trainer {
             });
         }
         self.model
-            .backward(&p, &mut self.grads, &mut self.train_ws, &self.train_batch);
+            .backward(&p, &mut self.grads, &mut self.train_ws, batch);
         if !self.grads.iter().all(|g| g.is_finite()) {
             return Err(StepError::Diverged {
                 step: self.step,
                 loss: f32::NAN,
             });
         }
+        Ok(loss)
+    }
+
+    /// The gradient buffer (P,): filled by [`Trainer::shard_gradient`]; a coordinator may
+    /// overwrite it with the combined gradient before [`Trainer::apply_gradient`].
+    pub fn gradient(&self) -> &[f32] {
+        &self.grads
+    }
+
+    pub fn gradient_mut(&mut self) -> &mut [f32] {
+        &mut self.grads
+    }
+
+    /// Applies the gradient buffer as one optimiser update; `loss` is the batch's training
+    /// loss, recorded for display. Evaluates when due (replica 0 only).
+    pub fn apply_gradient(&mut self, loss: f32) {
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;
         self.last_loss = loss;
-        if self.step.is_multiple_of(self.config.eval_every as u64) {
+        if self.shard.index == 0 && self.step.is_multiple_of(self.config.eval_every as u64) {
             self.evaluate();
         }
-        Ok(loss)
     }
 
     /// Evaluates now on the fixed evaluation batch (replacing an evaluation of the same step).

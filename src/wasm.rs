@@ -210,6 +210,46 @@ impl WasmTrainer {
         Ok(())
     }
 
+    /// Makes this trainer replica `index` of `count` of a data-parallel run (see
+    /// `Trainer::set_shard`).
+    #[wasm_bindgen(js_name = setShard)]
+    pub fn set_shard(&mut self, index: usize, count: usize) -> Result<(), JsError> {
+        self.inner
+            .set_shard(index, count)
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// This replica's share of each batch (its gradient's weight).
+    #[wasm_bindgen(getter, js_name = shardWeight)]
+    pub fn shard_weight(&self) -> f32 {
+        self.inner.shard_weight()
+    }
+
+    /// Draws the next batch and computes the gradient of this replica's rows; returns
+    /// their mean loss. A divergence is an error with its message.
+    #[wasm_bindgen(js_name = shardGradient)]
+    pub fn shard_gradient(&mut self) -> Result<f32, JsError> {
+        self.inner
+            .shard_gradient()
+            .map_err(|e| JsError::new(&e.to_string()))
+    }
+
+    /// A view of the gradient buffer in wasm memory, to read it or write the combined
+    /// gradient into it without a copy. Valid only until the next call into the module.
+    #[wasm_bindgen(js_name = gradientView)]
+    pub fn gradient_view(&mut self) -> js_sys::Float32Array {
+        let g = self.inner.gradient_mut();
+        // SAFETY: the view aliases `g`, which lives as long as the trainer; the caller uses
+        // it before calling into the module again (which could grow memory and detach it).
+        unsafe { js_sys::Float32Array::view_mut_raw(g.as_mut_ptr(), g.len()) }
+    }
+
+    /// Applies the gradient buffer as one update; `loss` is the batch's training loss.
+    #[wasm_bindgen(js_name = applyGradient)]
+    pub fn apply_gradient(&mut self, loss: f32) {
+        self.inner.apply_gradient(loss);
+    }
+
     /// Changes the learning rate while training; a bad value changes nothing.
     #[wasm_bindgen(js_name = setLearningRate)]
     pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {

@@ -162,3 +162,61 @@ fn attention_and_ktiw_matrices_have_the_evaluation_shape() {
         assert!(t.ktiw(seq).iter().all(|b| b.is_finite()));
     }
 }
+
+/// Two replicas on half a batch each, their gradients averaged by weight and applied as
+/// one update on both, give the single trainer's run up to summation order.
+#[test]
+fn sharded_replicas_equal_one_trainer() {
+    let config = Config {
+        batch: 9, // shards of 4 and 5 rows
+        ..small(12)
+    };
+    let mut one = Trainer::new(config.clone()).unwrap();
+    let mut reps = [
+        Trainer::new(config.clone()).unwrap(),
+        Trainer::new(config).unwrap(),
+    ];
+    for (i, r) in reps.iter_mut().enumerate() {
+        r.set_shard(i, 2).unwrap();
+    }
+    assert_eq!((reps[0].shard().len(), reps[1].shard().len()), (4, 5));
+    let n = one.params().len();
+    let mut combined = vec![0.0f32; n];
+    let mut worst = 0.0f32;
+    for _ in 0..25 {
+        let want = one.step().unwrap();
+        combined.fill(0.0);
+        let mut loss = 0.0;
+        for r in reps.iter_mut() {
+            let w = r.shard_weight();
+            loss += w * r.shard_gradient().unwrap();
+            for (c, g) in combined.iter_mut().zip(r.gradient()) {
+                *c += w * g;
+            }
+        }
+        for r in reps.iter_mut() {
+            r.gradient_mut().copy_from_slice(&combined);
+            r.apply_gradient(loss);
+        }
+        assert!((loss - want).abs() <= 1e-5 * want, "loss {loss} vs {want}");
+        worst = worst.max(
+            one.params()
+                .iter()
+                .zip(reps[0].params())
+                .map(|(a, b)| (a - b).abs())
+                .fold(0.0, f32::max),
+        );
+    }
+    assert_eq!(
+        reps[0].params(),
+        reps[1].params(),
+        "replicas stay bit-identical"
+    );
+    assert!(
+        worst < 1e-4,
+        "parameters drift from the single trainer by {worst}"
+    );
+    assert_eq!(reps[0].history().len(), one.history().len());
+    assert!(reps[1].history().len() == 1, "only replica 0 evaluates");
+    assert!(reps[0].set_shard(0, 10).is_err(), "more workers than rows");
+}

@@ -30,6 +30,9 @@ const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
 /** The whole page state that is not the worker's. */
 const ui = {
   /** @type {Worker | null} */ worker: null,
+  /** @type {Worker[]} the helper workers of a data-parallel run */ helpers: [],
+  /** 'auto' or a count of workers. @type {'auto' | number} */
+  workers: /** @type {'auto' | number} */ (Number(params.get('workers')) || 'auto'),
   /** @type {Record<string, Record<string, unknown>>} */ presets: {},
   /** @type {Record<string, unknown>} */ config: {},
   preset: DEFAULT_PRESET,
@@ -70,14 +73,38 @@ function send(msg) {
   ui.worker?.postMessage(msg);
 }
 
-/** Starts a fresh worker on `config` (also the way out of a panic). */
+/** How many workers share each batch: all cores for large batches (the paper size),
+ * one for small ones, where a step is too short to win from splitting.
+ * @param {Record<string, unknown>} config */
+function workerCount(config) {
+  if (ui.workers !== 'auto') return ui.workers;
+  const batch = Number(config.batch ?? 32);
+  return batch >= 64 ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8)) : 1;
+}
+
+/** Starts a fresh worker (and its helpers) on `config`; also the way out of a panic. */
 function startWorker(/** @type {Record<string, unknown>} */ config, play = false) {
   ui.worker?.terminate();
+  for (const h of ui.helpers) h.terminate();
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
   ui.worker = w;
   w.addEventListener('message', (e) => onMessage(/** @type {MessageEvent<FromWorker>} */ (e).data));
   w.addEventListener('error', (e) => showPanic(e.message || 'the worker failed to start'));
-  send({ type: 'init', variant, config, speed: ui.speed, play });
+  send({ type: 'init', variant, config, speed: ui.speed, play: false });
+  const n = workerCount(config);
+  ui.helpers = [];
+  /** @type {MessagePort[]} */
+  const ports = [];
+  for (let i = 1; i < n; i++) {
+    const h = new Worker(new URL('./helper.js', import.meta.url), { type: 'module' });
+    const channel = new MessageChannel();
+    h.postMessage({ type: 'init-helper', variant, port: channel.port1 }, [channel.port1]);
+    ui.helpers.push(h);
+    ports.push(channel.port2);
+  }
+  if (ports.length) w.postMessage({ type: 'helpers', ports }, ports);
+  $('workers-count').textContent = String(n);
+  if (play) send({ type: 'play' });
 }
 
 /** @param {FromWorker} msg */
@@ -354,7 +381,17 @@ function wireControls() {
     ui.preset = preset.value;
     const config = ui.presets[ui.preset];
     fillForm(config);
-    send({ type: 'config', config });
+    if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, ui.running);
+    else send({ type: 'config', config });
+  });
+  const workers = /** @type {HTMLSelectElement} */ ($('workers'));
+  const cores = navigator.hardwareConcurrency || 1;
+  workers.replaceChildren(new Option('auto', 'auto'),
+    ...Array.from({ length: Math.max(cores, 2) }, (_, i) => new Option(String(i + 1), String(i + 1))));
+  workers.value = String(ui.workers);
+  workers.addEventListener('change', () => {
+    ui.workers = workers.value === 'auto' ? 'auto' : Number(workers.value);
+    startWorker(ui.config, ui.running);
   });
   $('seq').addEventListener('change', () => {
     send({ type: 'select', seq: Number(/** @type {HTMLSelectElement} */ ($('seq')).value), head: ui.head });

@@ -13,6 +13,7 @@
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'lr', value: number }
  *   | { type: 'reset', seed?: number } | { type: 'select', seq: number, head: number }
+ *   | { type: 'helpers', ports: MessagePort[] }
  *   | { type: 'debug-panic' }} ToWorker
  */
 

@@ -31,6 +31,19 @@ let dead = false;
 let rate = [];
 /** @type {ReturnType<typeof setTimeout> | null} */
 let timer = null;
+/** Ports to the helper workers of a data-parallel run (empty: this worker trains alone).
+ * @type {MessagePort[]} */
+let helpers = [];
+/** Per helper, the resolvers of the replies it owes, oldest first.
+ * @type {((m: any) => void)[][]} */
+let pending = [];
+/** Every message and frame runs through this chain, one at a time, so a reset can never
+ * land between a step's halves. */
+let chain = /** @type {Promise<unknown>} */ (Promise.resolve());
+/** @param {() => unknown} f */
+function enqueue(f) {
+  chain = chain.then(f).catch((e) => post({ type: 'error', where: 'worker', message: String(e) }));
+}
 
 const FRAME_MS = 1000 / 60;
 /** Time a frame may spend training at full speed, leaving room for the snapshot. */
@@ -80,6 +93,11 @@ function build(next) {
   });
   if (!ok) return false;
   config = trainer.config();
+  if (helpers.length) {
+    const count = helpers.length + 1;
+    trainer.setShard(0, count);
+    helpers.forEach((p, i) => p.postMessage({ type: 'config', config, index: i + 1, count }));
+  }
   sentHistory = 0;
   rate = [];
   const [, , heads, evalSeqs] = trainer.shape();
@@ -129,6 +147,68 @@ function sendSnapshot() {
   post(snap, [snap.alpha.buffer, snap.beta.buffer, ...snap.perHead.map((a) => a.buffer)]);
 }
 
+/** Sends `msg` to helper `i` and resolves with its reply. @param {number} i @param {any} msg */
+function ask(i, msg) {
+  return new Promise((resolve) => {
+    pending[i].push(resolve);
+    helpers[i].postMessage(msg);
+  });
+}
+
+/** One data-parallel step: every replica computes its share's gradient, the leader sums
+ * them by weight, applies the sum and sends it to the helpers to apply the same update.
+ * Resolves false if the run diverged or a replica failed. */
+async function parallelStep() {
+  const before = trainer.step;
+  const replies = helpers.map((_, i) => ask(i, { type: 'compute' }));
+  let own;
+  let failure = null;
+  try {
+    own = trainer.shardGradient();
+  } catch (e) {
+    failure = /** @type {Error} */ (e);
+  }
+  const got = await Promise.all(replies);
+  const bad = got.find((r) => r.type === 'error');
+  if (failure instanceof WebAssembly.RuntimeError || scope.__apLastPanic || bad?.panic) {
+    dead = true;
+    running = false;
+    post({ type: 'panic', message: scope.__apLastPanic || bad?.message || String(failure) });
+    return false;
+  }
+  if (failure || bad) {
+    running = false;
+    post({ type: 'diverged', message: failure?.message ?? bad.message, step: before });
+    return false;
+  }
+  const w0 = trainer.shardWeight;
+  const sum = new Float32Array(trainer.gradientView());
+  for (let j = 0; j < sum.length; j++) sum[j] *= w0;
+  let loss = w0 * own;
+  for (const r of got) {
+    const g = r.grad;
+    for (let j = 0; j < sum.length; j++) sum[j] += r.weight * g[j];
+    loss += r.weight * r.loss;
+  }
+  trainer.gradientView().set(sum);
+  trainer.applyGradient(loss);
+  helpers.forEach((p, i) => {
+    const copy = i === helpers.length - 1 ? sum : sum.slice();
+    p.postMessage({ type: 'apply', grad: copy, loss }, [copy.buffer]);
+  });
+  return true;
+}
+
+/** [`train`] for a data-parallel run. @param {number} n */
+async function trainParallel(n) {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    if (!(await parallelStep())) return false;
+    if (performance.now() - start > BUDGET_MS) break;
+  }
+  return true;
+}
+
 /** Trains `n` steps (or until the frame's time budget is spent); false if it diverged. */
 function train(/** @type {number} */ n) {
   const start = performance.now();
@@ -155,16 +235,19 @@ function train(/** @type {number} */ n) {
   return true;
 }
 
-function frame() {
+async function frame() {
   timer = null;
   if (dead || !trainer || !running) return;
   const start = performance.now();
   frameCredit += speed;
   const n = Math.floor(frameCredit);
   frameCredit -= n;
-  if (n > 0) train(n);
+  if (n > 0) {
+    if (helpers.length) await trainParallel(n);
+    else train(n);
+  }
   sendSnapshot();
-  if (running) timer = setTimeout(frame, Math.max(0, FRAME_MS - (performance.now() - start)));
+  if (running) timer = setTimeout(() => enqueue(frame), Math.max(0, FRAME_MS - (performance.now() - start)));
 }
 
 function play() {
@@ -172,7 +255,7 @@ function play() {
   running = true;
   rate = [];
   frameCredit = Math.max(frameCredit, 1 - 1e-9);
-  if (!timer) timer = setTimeout(frame, 0);
+  if (!timer) timer = setTimeout(() => enqueue(frame), 0);
 }
 
 function pause() {
@@ -182,8 +265,10 @@ function pause() {
   sendSnapshot();
 }
 
-scope.addEventListener('message', async (e) => {
-  const msg = e.data;
+scope.addEventListener('message', (e) => enqueue(() => handle(e.data)));
+
+/** @param {ToWorker} msg */
+async function handle(msg) {
   switch (msg.type) {
     case 'init': {
       try {
@@ -220,9 +305,22 @@ scope.addEventListener('message', async (e) => {
     case 'step':
       if (trainer && !dead) {
         running = false;
-        train(msg.n);
+        if (helpers.length) await trainParallel(msg.n);
+        else train(msg.n);
         sendSnapshot();
       }
+      break;
+    case 'helpers':
+      helpers = msg.ports;
+      pending = helpers.map(() => []);
+      helpers.forEach((p, i) => {
+        p.onmessage = (ev) => {
+          const resolve = pending[i].shift();
+          if (resolve) resolve(ev.data);
+          else if (ev.data.type === 'error') post({ type: 'error', where: 'helper', message: ev.data.message });
+        };
+      });
+      if (trainer && config) build(config);
       break;
     case 'speed':
       speed = msg.speed;
@@ -233,6 +331,7 @@ scope.addEventListener('message', async (e) => {
         return true;
       });
       if (ok && config) config = { ...config, learning_rate: msg.value };
+      if (ok) for (const p of helpers) p.postMessage({ type: 'lr', value: msg.value });
       if (ok) post({ type: 'lr', value: msg.value });
       break;
     }
@@ -242,6 +341,7 @@ scope.addEventListener('message', async (e) => {
         return true;
       });
       if (ok) {
+        for (const p of helpers) p.postMessage({ type: 'reset', seed: msg.seed });
         if (msg.seed !== undefined && config) config = { ...config, seed: msg.seed };
         sentHistory = 0;
         rate = [];
@@ -259,4 +359,6 @@ scope.addEventListener('message', async (e) => {
       guard('debug', () => wasm.debugPanic());
       break;
   }
-});
+}
+
+export {};

@@ -174,3 +174,29 @@ test('a panic in the worker is shown with its message and the page can start aga
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
   await page.close();
 });
+
+test('two workers sharing each batch reproduce the one-worker run up to summation order', async () => {
+  /** @param {string} query */
+  async function evals(query) {
+    const { page, errors } = await open(query);
+    await setSpeed(page, '16');
+    await page.click('#play');
+    await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 45, null, { timeout: 60_000 });
+    await page.click('#play');
+    const workers = await page.textContent('#workers-count');
+    const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
+    assert.deepEqual(errors, []);
+    await page.close();
+    return { workers, h };
+  }
+  const one = await evals('?workers=1');
+  const two = await evals('?workers=2');
+  assert.equal(one.workers, '1');
+  assert.equal(two.workers, '2');
+  for (const step of [0, 10, 20, 30, 40]) {
+    const a = one.h.find((/** @type {any} */ e) => e.step === step);
+    const b = two.h.find((/** @type {any} */ e) => e.step === step);
+    assert.ok(a && b, `both evaluated step ${step}`);
+    assert.ok(Math.abs(a.loss - b.loss) <= 1e-4 * a.loss, `step ${step}: loss ${a.loss} vs ${b.loss}`);
+  }
+});
