@@ -54,8 +54,19 @@ function post(msg, transfer) {
   scope.postMessage(msg, transfer ?? []);
 }
 
-/** Wraps a call into wasm: a JS error from Rust is a refusal; a trap is a panic, after which
- * the module is dead and only a fresh worker can go on.
+/** If `err` is a trap (a Rust panic), reports it and marks the module dead: after a panic
+ * only a fresh worker can go on. Returns whether it was one.
+ * @param {unknown} err @param {string} [helperMessage] a helper's panic message */
+function panicked(err, helperMessage) {
+  if (!(err instanceof WebAssembly.RuntimeError || scope.__apLastPanic || helperMessage)) return false;
+  dead = true;
+  running = false;
+  post({ type: 'panic', message: scope.__apLastPanic || helperMessage || String(err) });
+  return true;
+}
+
+/** Wraps a call into wasm: a JS error from Rust is a refusal, reported with its field; a
+ * trap is a panic.
  * @template T @param {string} where @param {() => T} f @returns {T | undefined} */
 function guard(where, f) {
   if (dead) return undefined;
@@ -63,11 +74,7 @@ function guard(where, f) {
     return f();
   } catch (e) {
     const err = /** @type {Error} */ (e);
-    if (err instanceof WebAssembly.RuntimeError || scope.__apLastPanic) {
-      dead = true;
-      running = false;
-      post({ type: 'panic', message: scope.__apLastPanic || String(err) });
-    } else {
+    if (!panicked(err)) {
       post({ type: 'error', where, message: err.message ?? String(err), field: fieldOf(err.message) });
     }
     return undefined;
@@ -170,12 +177,7 @@ async function parallelStep() {
   }
   const got = await Promise.all(replies);
   const bad = got.find((r) => r.type === 'error');
-  if (failure instanceof WebAssembly.RuntimeError || scope.__apLastPanic || bad?.panic) {
-    dead = true;
-    running = false;
-    post({ type: 'panic', message: scope.__apLastPanic || bad?.message || String(failure) });
-    return false;
-  }
+  if (panicked(failure, bad?.panic ? bad.message : undefined)) return false;
   if (failure || bad) {
     running = false;
     post({ type: 'diverged', message: failure?.message ?? bad.message, step: before });
@@ -219,12 +221,7 @@ function train(/** @type {number} */ n) {
       trainer.steps(1);
     } catch (e) {
       const err = /** @type {Error} */ (e);
-      if (err instanceof WebAssembly.RuntimeError || scope.__apLastPanic) {
-        dead = true;
-        running = false;
-        post({ type: 'panic', message: scope.__apLastPanic || String(err) });
-        return false;
-      }
+      if (panicked(err)) return false;
       diverged = true;
       running = false;
       post({ type: 'diverged', message: err.message, step: before });
