@@ -4,7 +4,7 @@
 
 use crate::kernels::{add_bias_rows, math, matmul_nt};
 use crate::model::params::Tensors;
-use crate::model::{Seq2Seq, Workspace};
+use crate::model::{average_head_contexts, Seq2Seq, Workspace};
 use crate::tasks::Batch;
 
 /// Index of the largest value (the first one on ties).
@@ -128,35 +128,12 @@ impl KtiwProbe {
         batch: &Batch,
         beta: &mut [f32],
     ) -> f32 {
-        let (h, nt, k) = (model.dims.hidden, model.dims.n_tok, model.dims.heads);
-        let hs = model.dims.enc_width();
+        let (h, nt) = (model.dims.hidden, model.dims.n_tok);
         let (bsz, ls, lt) = (ws.batch, ws.src_len, ws.tgt_len);
         let d = &ws.dec.h[bsz * h..]; // (Lt, B, H)
         matmul_nt(lt * bsz, h, h, d, h, p.w_comb, 2 * h, 0.0, &mut self.u, h);
         add_bias_rows(&mut self.u, p.b_comb);
-        for head in 0..k {
-            let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
-            let beta_acc = if head == 0 { 0.0 } else { 1.0 };
-            matmul_nt(
-                ls * bsz,
-                h,
-                hs,
-                &ws.h_enc,
-                hs,
-                w_c,
-                hs,
-                beta_acc,
-                &mut self.cproj,
-                h,
-            );
-        }
-        let inv_k = 1.0 / k as f32;
-        for row in self.cproj.chunks_exact_mut(h) {
-            for (j, x) in row.iter_mut().enumerate() {
-                let bias: f32 = (0..k).map(|head| p.b_c[head * h + j]).sum();
-                *x = (*x + bias) * inv_k;
-            }
-        }
+        average_head_contexts(p, model.dims, ls * bsz, |_| &ws.h_enc, &mut self.cproj);
         matmul_nt(
             ls * bsz,
             h,

@@ -140,7 +140,7 @@ impl Trainer {
             train_rng: Rng::new(config.seed, STREAM_TRAIN),
             train_batch: Batch::new(config.batch, config.length),
             shard: Shard::new(0, 1, config.batch),
-            shard_batch: Batch::new(config.batch, config.length),
+            shard_batch: Batch::new(0, config.length), // made by set_shard
             train_ws: model.workspace(config.batch, ls, lt),
             eval_batch: Batch::new(be, config.length),
             eval_ws: model.workspace(be, ls, lt),

@@ -204,17 +204,14 @@ impl Seq2Seq {
             let ctx = &mut ws.ctx[head * qn..(head + 1) * qn];
             let (w_q, b_q) = head_query(p, head, h, hs);
             attention_forward(sh, weights, d, &ws.h_enc, w_q, b_q, q, alpha, ctx);
-            let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
-            let beta = if head == 0 { 0.0 } else { 1.0 };
-            matmul_nt(n, h, hs, ctx, hs, w_c, hs, beta, &mut ws.c, h);
         }
-        let inv_k = 1.0 / k as f32;
-        for row in ws.c.chunks_exact_mut(h) {
-            for (j, x) in row.iter_mut().enumerate() {
-                let bias: f32 = (0..k).map(|head| p.b_c[head * h + j]).sum();
-                *x = (*x + bias) * inv_k;
-            }
-        }
+        average_head_contexts(
+            p,
+            self.dims,
+            n,
+            |head| &ws.ctx[head * qn..(head + 1) * qn],
+            &mut ws.c,
+        );
         output_forward(
             n,
             h,
@@ -365,6 +362,31 @@ impl Seq2Seq {
                 g.embedding,
                 &mut ws.lstm,
             );
+        }
+    }
+}
+
+/// `out` (rows, H) = (1/K) Σ_k (W_c^k x_k + b_c^k): the heads' projected contexts averaged,
+/// where `x_of_head(k)` (rows, Hs) is head k's input (its raw context, or for the KTIW
+/// probe the encoder outputs themselves).
+pub fn average_head_contexts<'a>(
+    p: &Tensors<&[f32]>,
+    dims: Dims,
+    rows: usize,
+    x_of_head: impl Fn(usize) -> &'a [f32],
+    out: &mut [f32],
+) {
+    let (h, k, hs) = (dims.hidden, dims.heads, dims.enc_width());
+    for head in 0..k {
+        let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
+        let beta = if head == 0 { 0.0 } else { 1.0 };
+        matmul_nt(rows, h, hs, x_of_head(head), hs, w_c, hs, beta, out, h);
+    }
+    let inv_k = 1.0 / k as f32;
+    for row in out.chunks_exact_mut(h) {
+        for (j, x) in row.iter_mut().enumerate() {
+            let bias: f32 = (0..k).map(|head| p.b_c[head * h + j]).sum();
+            *x = (*x + bias) * inv_k;
         }
     }
 }
