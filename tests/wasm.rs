@@ -6,60 +6,31 @@
 
 mod common;
 
-use attention_playground::kernels::{gemm, scalar, Mat, MatMut};
+use attention_playground::kernels::scalar;
 use attention_playground::rng::Rng;
 use attention_playground::train::Evaluation;
 use attention_playground::wasm::{kernel_variant, WasmTrainer};
-use common::{reference_config, LOSS_RTOL, REFERENCE_RUN};
+use common::{check_gemm, reference_config, GemmFn, ALL_GEMM_CASES, LOSS_RTOL, REFERENCE_RUN};
 use wasm_bindgen_test::*;
 
 #[wasm_bindgen_test]
 fn gemm_matches_the_scalar_reference_on_odd_sizes() {
-    let mut rng = Rng::new(5, 0);
-    // Tolerance: |error| ≤ 1e-6·k for sums of k products of values in [−1, 1] in f32
-    // (fused and unfused multiply-adds round differently).
-    for &(m, n, k) in &[
+    let shapes = [
         (1, 1, 1),
         (3, 7, 5),
         (5, 9, 13),
         (17, 33, 3),
         (61, 27, 259),
         (4, 8, 8),
-    ] {
-        for &(ta, tb, beta) in &[
-            (false, false, 0.0f32),
-            (false, true, 1.0),
-            (true, false, 0.5),
-            (true, true, 0.0),
-        ] {
-            let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-            let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-            let c0: Vec<f32> = (0..m * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-            let am = if ta {
-                Mat::rows_t(&a, m)
-            } else {
-                Mat::rows(&a, k)
-            };
-            let bm = if tb {
-                Mat::rows_t(&b, k)
-            } else {
-                Mat::rows(&b, n)
-            };
-            let (mut fast, mut reference) = (c0.clone(), c0.clone());
-            gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, n));
-            scalar::gemm(m, n, k, am, bm, beta, MatMut::rows(&mut reference, n));
-            let maxdiff = fast
-                .iter()
-                .zip(&reference)
-                .map(|(x, y)| (x - y).abs())
-                .fold(0.0, f32::max);
-            assert!(
-                maxdiff <= 1e-6 * k as f32 + 1e-6,
-                "{} m{m} n{n} k{k}: maxdiff {maxdiff}",
-                kernel_variant()
-            );
-        }
-    }
+    ];
+    let oracles: [(&str, GemmFn); 1] = [("scalar", scalar::gemm)];
+    check_gemm(
+        &mut Rng::new(5, 0),
+        &shapes,
+        &ALL_GEMM_CASES,
+        &oracles,
+        &kernel_variant(),
+    );
 }
 
 #[wasm_bindgen_test]

@@ -202,67 +202,8 @@ pub fn log_softmax_rows(x: &mut [f32], n: usize) {
 
 #[cfg(test)]
 mod tests {
+    // The gemm-against-references test is `tests/kernels.rs` (shared with the wasm tests).
     use super::*;
-    use crate::rng::Rng;
-
-    fn random(n: usize, rng: &mut Rng) -> Vec<f32> {
-        (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect()
-    }
-
-    /// The dispatching kernel equals the scalar reference on odd sizes, strides and betas.
-    #[test]
-    fn gemm_matches_scalar_reference() {
-        let mut rng = Rng::new(11, 0);
-        for &(m, n, k) in &[
-            (1, 1, 1),
-            (3, 5, 7),
-            (13, 9, 17),
-            (33, 65, 31),
-            (4, 1, 19),
-            (67, 1029, 261),
-            (130, 17, 515),
-        ] {
-            for &beta in &[0.0f32, 1.0, 0.5] {
-                for &(ta, tb) in &[(false, false), (false, true), (true, false), (true, true)] {
-                    let a = random(m * k + 3, &mut rng);
-                    let b = random(k * n + 5, &mut rng);
-                    let c0 = random(m * n * 2, &mut rng);
-                    if m * n * k > 1_000_000 && (ta || tb || beta != 0.0) {
-                        continue; // the big shapes once is enough for the debug build
-                    }
-                    let am = if ta {
-                        Mat::rows_t(&a, m)
-                    } else {
-                        Mat::rows(&a, k)
-                    };
-                    let bm = if tb {
-                        Mat::rows_t(&b, k)
-                    } else {
-                        Mat::rows(&b, n)
-                    };
-                    let mut c_fast = c0.clone();
-                    let mut c_ref = c0.clone();
-                    let mut c_nd = c0.clone();
-                    gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_fast, 2 * n));
-                    scalar::gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_ref, 2 * n));
-                    ndarray_gemm(m, n, k, am, bm, beta, MatMut::rows(&mut c_nd, 2 * n));
-                    for (name, other) in [("scalar", &c_ref), ("ndarray", &c_nd)] {
-                        let maxdiff = c_fast
-                            .iter()
-                            .zip(other)
-                            .map(|(x, y)| (x - y).abs())
-                            .fold(0.0f32, f32::max);
-                        // Sums of up to k products of values in [-1, 1], in f32.
-                        let tol = 1e-6 * k as f32 + 1e-6;
-                        assert!(
-                            maxdiff <= tol,
-                            "vs {name}: m{m} n{n} k{k} beta{beta} maxdiff {maxdiff}"
-                        );
-                    }
-                }
-            }
-        }
-    }
 
     #[test]
     fn beta_zero_ignores_nan_in_c() {

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use attention_playground::config::{AttentionMode, Config, TaskKind};
+use attention_playground::kernels::{gemm, Mat, MatMut};
 use attention_playground::model::params::Dims;
 use attention_playground::model::{Seq2Seq, Workspace};
 use attention_playground::rng::Rng;
@@ -96,3 +97,67 @@ pub const LOSS_RTOL: f32 = 1e-4;
 /// The committed reference run: 20 training losses, then (loss, token acc, attention acc,
 /// KTIW acc, KTIW score) of each evaluation.
 pub const REFERENCE_RUN: &str = include_str!("../fixtures/reference-run.txt");
+
+/// A gemm with the kernel API's signature (`kernels::scalar::gemm`, `kernels::ndarray_gemm`).
+pub type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
+
+/// Holds this build's `kernels::gemm` to each oracle on every shape (m, n, k) × case
+/// (A transposed, B transposed, beta), on random operands in [−1, 1] and a C with row
+/// stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
+/// order (fused and unfused multiply-adds round differently).
+pub fn check_gemm(
+    rng: &mut Rng,
+    shapes: &[(usize, usize, usize)],
+    cases: &[(bool, bool, f32)],
+    oracles: &[(&str, GemmFn)],
+    build: &str,
+) {
+    let mut random =
+        |n: usize| -> Vec<f32> { (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect() };
+    for &(m, n, k) in shapes {
+        for &(ta, tb, beta) in cases {
+            let (a, b, c0) = (random(m * k), random(k * n), random(m * n * 2));
+            let am = if ta {
+                Mat::rows_t(&a, m)
+            } else {
+                Mat::rows(&a, k)
+            };
+            let bm = if tb {
+                Mat::rows_t(&b, k)
+            } else {
+                Mat::rows(&b, n)
+            };
+            let mut fast = c0.clone();
+            gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, 2 * n));
+            for (name, oracle) in oracles {
+                let mut want = c0.clone();
+                oracle(m, n, k, am, bm, beta, MatMut::rows(&mut want, 2 * n));
+                let maxdiff = fast
+                    .iter()
+                    .zip(&want)
+                    .map(|(x, y)| (x - y).abs())
+                    .fold(0.0f32, f32::max);
+                assert!(
+                    maxdiff <= 1e-6 * k as f32 + 1e-6,
+                    "{build} vs {name}: m{m} n{n} k{k} ta{ta} tb{tb} beta{beta}: maxdiff {maxdiff}"
+                );
+            }
+        }
+    }
+}
+
+/// Every combination of transposes and betas 0, 1, 0.5.
+pub const ALL_GEMM_CASES: [(bool, bool, f32); 12] = [
+    (false, false, 0.0),
+    (false, true, 0.0),
+    (true, false, 0.0),
+    (true, true, 0.0),
+    (false, false, 1.0),
+    (false, true, 1.0),
+    (true, false, 1.0),
+    (true, true, 1.0),
+    (false, false, 0.5),
+    (false, true, 0.5),
+    (true, false, 0.5),
+    (true, true, 0.5),
+];

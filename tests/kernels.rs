@@ -1,0 +1,21 @@
+//! The native gemm against the scalar reference and ndarray's `general_mat_mul` on sizes
+//! that are not multiples of any tile, every transpose and beta (the wasm builds run the
+//! same check in `tests/wasm.rs`).
+
+mod common;
+
+use attention_playground::kernels::{ndarray_gemm, scalar};
+use attention_playground::rng::Rng;
+use common::{check_gemm, GemmFn, ALL_GEMM_CASES};
+
+const ORACLES: [(&str, GemmFn); 2] = [("scalar", scalar::gemm), ("ndarray", ndarray_gemm)];
+
+#[test]
+fn gemm_matches_the_references_on_odd_sizes() {
+    let mut rng = Rng::new(11, 0);
+    let small = [(1, 1, 1), (3, 5, 7), (13, 9, 17), (33, 65, 31), (4, 1, 19)];
+    check_gemm(&mut rng, &small, &ALL_GEMM_CASES, &ORACLES, "native");
+    // Beyond one packed block in every dimension: once is enough for the debug build.
+    let big = [(67, 1029, 261), (130, 17, 515)];
+    check_gemm(&mut rng, &big, &[(false, false, 0.0)], &ORACLES, "native");
+}
