@@ -43,7 +43,6 @@ const ui = {
   /** @type {Evaluation[]} */ history: [],
   /** @type {Snapshot | null} */ latest: null,
   dirty: false,
-  diverged: false,
 };
 
 // --- views ---------------------------------------------------------------------------
@@ -116,7 +115,7 @@ function onMessage(msg) {
       fillPresets();
       break;
     case 'snapshot':
-      if (msg.step === 0 || (ui.latest && msg.step < ui.latest.step)) ui.history = [];
+      ui.history.length = Math.min(ui.history.length, msg.historyFrom);
       ui.history.push(...msg.history);
       ui.latest = msg;
       ui.running = msg.running;
@@ -130,7 +129,6 @@ function onMessage(msg) {
       break;
     case 'diverged':
       ui.running = false;
-      ui.diverged = true;
       showStatus(`Paused: ${msg.message}`, 'warn');
       syncPlay();
       break;
@@ -138,8 +136,6 @@ function onMessage(msg) {
       showPanic(msg.message);
       break;
     case 'reset':
-      ui.history = [];
-      ui.diverged = false;
       clearStatus();
       break;
     case 'lr':
@@ -353,7 +349,6 @@ function wireControls() {
   $('play').addEventListener('click', () => {
     if (ui.running) send({ type: 'pause' });
     else {
-      ui.diverged = false;
       clearStatus();
       send({ type: 'play' });
     }
@@ -405,7 +400,6 @@ function wireControls() {
   });
   $('panic-reset').addEventListener('click', () => {
     $('panic').hidden = true;
-    ui.history = [];
     startWorker(ui.config, false);
   });
 }

@@ -18,12 +18,13 @@
  */
 
 /**
- * One frame's worth of the run: the step, the new evaluations, and α / β of the selected
+ * One frame's worth of the run: the step, the evaluations from index `historyFrom` of the
+ * run's history on (0 after a new run or a reset), and α / β of the selected
  * evaluation sequence (row-major, tgtLen × srcLen).
  * @typedef {{ type: 'snapshot', step: number, loss: number, stepsPerSecond: number, running: boolean,
  *   seq: number, head: number,
  *   shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
- *   history: Evaluation[], alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
+ *   historyFrom: number, history: Evaluation[], alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
  *   source: Uint32Array, target: Uint32Array, aligned: Uint32Array,
  *   config: Record<string, unknown> }} Snapshot
  */

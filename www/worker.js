@@ -121,7 +121,8 @@ function snapshot() {
   /** @type {Float32Array[]} */
   const perHead = [];
   if (heads > 1) for (let k = 0; k < heads; k++) perHead.push(new Float32Array(trainer.attention(seq, k)));
-  const history = trainer.historySince(sentHistory);
+  const historyFrom = sentHistory;
+  const history = trainer.historySince(historyFrom);
   sentHistory = trainer.historyLength;
   const now = performance.now();
   rate.push([now, trainer.step]);
@@ -137,6 +138,7 @@ function snapshot() {
     seq,
     head,
     shape: { tgtLen: lt, srcLen: ls, heads, evalSeqs },
+    historyFrom,
     history,
     alpha,
     beta,

@@ -200,3 +200,12 @@ test('two workers sharing each batch reproduce the one-worker run up to summatio
     assert.ok(Math.abs(a.loss - b.loss) <= 1e-4 * a.loss, `step ${step}: loss ${a.loss} vs ${b.loss}`);
   }
 });
+
+test('a second snapshot of the same step keeps the evaluations already drawn', async () => {
+  const { page } = await open();
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history.length), 1, 'step 0 evaluated');
+  await page.selectOption('#seq', '2');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.seq === 2);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history.length), 1, 'still there');
+  await page.close();
+});
