@@ -5,12 +5,15 @@
 
 const params = new URLSearchParams(location.search);
 const variants = (params.get('variants') ?? 'scalar,simd128,relaxed-simd').split(',');
-const shapes = [
-  [128, 1024, 256],
-  [256, 64, 64],
-  [1024, 256, 5248],
-  [5248, 256, 256],
-];
+/** The products of the paper-size step that take its time (m, k, n, A read transposed, B
+ * read transposed, what it is), by the native step's profile. */
+const shapes = /** @type {const} */ ([
+  [128, 256, 1024, false, true, 'LSTM step h·W_hhᵀ'],
+  [128, 1024, 256, false, false, 'LSTM backward dgates·W_hh'],
+  [1024, 5248, 256, true, false, 'dW_hh = dgatesᵀ·h'],
+  [5248, 256, 256, false, true, 'W·[d; c] over all tokens'],
+  [41, 256, 41, false, true, 'scores of one sequence'],
+]);
 /** @type {any[]} */
 const results = [];
 for (const v of variants) {
@@ -18,10 +21,11 @@ for (const v of variants) {
   await m.default();
   /** @type {Record<string, number>} */
   const gflops = {};
-  for (const [a, b, c] of shapes) gflops[`${a}x${c}x${b}`] = m.benchGemm(a, b, c, 5);
+  for (const [mm, k, n, ta, tb] of shapes) gflops[`${mm}×${k}·${k}×${n}`] = m.benchGemm(mm, n, k, ta, tb, 5);
+  const peak = m.benchPeak(5);
   const small = m.benchStep(m.preset('small-easy'), 15);
   const paper = params.get('paper') === '1' ? m.benchStep(m.preset('easy'), 3) : null;
-  results.push({ variant: m.kernelVariant(), gflops, smallMs: small, paperMs: paper });
+  results.push({ variant: m.kernelVariant(), peak, gflops, smallMs: small, paperMs: paper });
   /** @type {HTMLElement} */ (document.getElementById('out')).textContent = JSON.stringify(results, null, 1);
 }
 /** @type {any} */ (window).__bench = results;

@@ -277,34 +277,83 @@ impl WasmTrainer {
     }
 }
 
-/// GFLOP/s of this build's gemm on an `m×k · k×n` product, best of `reps` timed runs
+/// GFLOP/s of this build's gemm on an `m×k · k×n` product with A and/or B read transposed
+/// (as the model reads them: `Aᵀ` for weight gradients, `Bᵀ` for weights), best of `reps`
+/// timings
 /// (for the benchmark page; the page itself never calls it).
 #[wasm_bindgen(js_name = benchGemm)]
-pub fn bench_gemm(m: usize, n: usize, k: usize, reps: u32) -> f64 {
+pub fn bench_gemm(
+    m: usize,
+    n: usize,
+    k: usize,
+    a_transposed: bool,
+    b_transposed: bool,
+    reps: u32,
+) -> f64 {
     use crate::kernels::{gemm, Mat, MatMut};
     let mut rng = crate::rng::Rng::new(1, 0);
     let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
     let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
     let mut c = vec![0.0f32; m * n];
-    let mut best = f64::INFINITY;
+    let mut run = || {
+        gemm(
+            m,
+            n,
+            k,
+            if a_transposed {
+                Mat::rows_t(&a, m)
+            } else {
+                Mat::rows(&a, k)
+            },
+            if b_transposed {
+                Mat::rows_t(&b, k)
+            } else {
+                Mat::rows(&b, n)
+            },
+            0.0,
+            MatMut::rows(&mut c, n),
+        )
+    };
     // Repeat inside each timing so that Date's millisecond resolution does not matter.
-    let inner = ((2e8 / (2.0 * (m * n * k) as f64)).ceil() as usize).max(1);
+    let inner = ((1.5e9 / (2.0 * (m * n * k) as f64)).ceil() as usize).max(1);
+    2.0 * (m * n * k) as f64 / (best_time(reps, inner, &mut run) * 1e-3) / 1e9
+}
+
+/// The measured multiply-add peak of this build in GFLOP/s (`kernels::peak`): the bound the
+/// gemm's figure is a fraction of. Best of `reps` timings of about 50 ms each.
+#[wasm_bindgen(js_name = benchPeak)]
+pub fn bench_peak(reps: u32) -> f64 {
+    use crate::kernels::peak::{flops, madd_loop};
+    let mut sink = 0.0f32;
+    // Short calls first, so that the optimised code exists before the long timed ones.
+    best_time(1, 1, &mut || {
+        sink += madd_loop(10_000, sink.min(1.0), 0.999_999, 1e-7)
+    });
+    let iters = 20_000_000;
+    let ms = best_time(reps, 1, &mut || {
+        sink += madd_loop(iters, sink.min(1.0), 0.999_999, 1e-7)
+    });
+    std::hint::black_box(sink); // the result is used: the loop cannot be dropped
+    flops(iters) / (ms * 1e-3) / 1e9
+}
+
+/// Best time in ms of `reps` timings of `inner` calls of `f`, after calling `f` for 300 ms
+/// untimed: V8 first runs a wasm function in its baseline compiler and switches to the
+/// optimised code only for later calls, so the first calls measure the wrong compiler.
+fn best_time(reps: u32, inner: usize, f: &mut dyn FnMut()) -> f64 {
+    let start = js_sys::Date::now();
+    while js_sys::Date::now() - start < 300.0 {
+        f();
+    }
+    let mut best = f64::INFINITY;
     for _ in 0..reps.max(1) {
         let t0 = js_sys::Date::now();
         for _ in 0..inner {
-            gemm(
-                m,
-                n,
-                k,
-                Mat::rows(&a, k),
-                Mat::rows(&b, n),
-                0.0,
-                MatMut::rows(&mut c, n),
-            );
+            f();
         }
         best = best.min((js_sys::Date::now() - t0) / inner as f64);
     }
-    2.0 * (m * n * k) as f64 / (best * 1e-3) / 1e9
+    best
 }
 
 /// Milliseconds per training step of `config` (evaluation excluded), median of `reps`.

@@ -22,6 +22,7 @@ fn gemm_matches_the_scalar_reference_on_odd_sizes() {
         (17, 33, 3),
         (61, 27, 259),
         (4, 8, 8),
+        (9, 1030, 261), // beyond one packed block of B's columns and of the depth
     ];
     let oracles: [(&str, GemmFn); 1] = [("scalar", scalar::gemm)];
     check_gemm(

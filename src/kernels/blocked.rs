@@ -9,8 +9,10 @@ use std::cell::RefCell;
 
 /// Depth of one packed block.
 const KC: usize = 256;
-/// Rows of A packed at once (a multiple of every MR).
-const MC: usize = 64;
+/// Micro-panels of A packed at once: a block of `MC_PANELS · MR` rows (64 for MR = 4).
+const MC_PANELS: usize = 16;
+/// The largest MR of any micro-kernel (sizes the A packing buffer).
+const MAX_MR: usize = 8;
 /// Columns of B packed at once (a multiple of every NR).
 const NC: usize = 1024;
 /// The largest micro-tile, MR·NR.
@@ -53,13 +55,84 @@ impl<const NR: usize, const FMA: bool> MicroKernel for Portable<NR, FMA> {
 }
 
 thread_local! {
-    /// (packed A: (MC/MR, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
+    /// (packed A: (MC_PANELS, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
 /// C (m×n) = A (m×k) · B (k×n) + beta·C, with `beta == 0` ignoring the old C, on the best
 /// micro-kernel of this build.
 pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    gemm_from(m, n, k, a, BSource::Strided(b), beta, c);
+}
+
+/// Where the loop nest gets B: a strided matrix it packs block by block, or a [`PackedB`].
+#[derive(Clone, Copy)]
+pub enum BSource<'a> {
+    Strided(Mat<'a>),
+    Packed(&'a [f32]),
+}
+
+/// A B operand packed once for many products (a weight that every step of a recurrence
+/// multiplies): the panels of every (NC, KC) block in the order the loop nest reads them.
+/// Its layout belongs to this build's micro-kernel, so it is only read by [`gemm_packed`].
+#[derive(Clone, Debug)]
+pub struct PackedB {
+    pub k: usize,
+    pub n: usize,
+    data: Vec<f32>, // (⌈n/NR⌉·NR · k) panels
+}
+
+impl PackedB {
+    /// Room for a (k, n) operand; fill it with [`PackedB::pack`].
+    pub fn new(k: usize, n: usize) -> PackedB {
+        let nr = kernel_nr();
+        PackedB {
+            k,
+            n,
+            data: vec![0.0; n.div_ceil(nr) * nr * k],
+        }
+    }
+
+    /// Packs `b` (k, n), reusing the buffer.
+    pub fn pack(&mut self, b: Mat) {
+        let (k, n, nr) = (self.k, self.n, kernel_nr());
+        let mut off = 0;
+        for jc in (0..n).step_by(NC) {
+            let nc = NC.min(n - jc);
+            let padded = nc.div_ceil(nr) * nr;
+            for pc in (0..k).step_by(KC) {
+                let kc = KC.min(k - pc);
+                pack_b(
+                    kc,
+                    nc,
+                    nr,
+                    b,
+                    pc,
+                    jc,
+                    &mut self.data[off..off + padded * kc],
+                );
+                off += padded * kc;
+            }
+        }
+    }
+}
+
+/// [`gemm`] with B already packed: C (m×n) = A (m×k) · B + beta·C.
+pub fn gemm_packed(m: usize, a: Mat, b: &PackedB, beta: f32, c: MatMut) {
+    gemm_from(m, b.n, b.k, a, BSource::Packed(&b.data), beta, c);
+}
+
+/// NR of the micro-kernel [`gemm`] uses on this machine.
+fn kernel_nr() -> usize {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return <super::simd128::Simd128 as MicroKernel>::NR;
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
+    return 4;
+    #[cfg(not(target_arch = "wasm32"))]
+    return 16; // both x86-64 kernels and the portable fallback
+}
+
+fn gemm_from(m: usize, n: usize, k: usize, a: Mat, b: BSource, beta: f32, c: MatMut) {
     with_packs(|ap, bp| {
         #[cfg(target_arch = "x86_64")]
         {
@@ -87,7 +160,7 @@ pub fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
         let mut packs = cell.borrow_mut();
         let (ap, bp) = &mut *packs;
         if ap.is_empty() {
-            *ap = vec![0.0; MC * KC];
+            *ap = vec![0.0; MC_PANELS * MAX_MR * KC];
             *bp = vec![0.0; NC * KC];
         }
         f(ap, bp)
@@ -106,7 +179,7 @@ unsafe fn gemm_avx2_fma(
     n: usize,
     k: usize,
     a: Mat,
-    b: Mat,
+    b: BSource,
     beta: f32,
     c: MatMut,
     ap: &mut [f32],
@@ -115,7 +188,7 @@ unsafe fn gemm_avx2_fma(
     gemm_with::<Portable<16, true>>(m, n, k, a, b, beta, c, ap, bp);
 }
 
-/// The blocked loop nest around micro-kernel `K`; `ap` (MC·KC) and `bp` (NC·KC) are the
+/// The blocked loop nest around micro-kernel `K`; `ap` (MC_PANELS·MAX_MR·KC) and `bp` (NC·KC) are the
 /// packing buffers.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
@@ -124,13 +197,15 @@ pub fn gemm_with<K: MicroKernel>(
     n: usize,
     k: usize,
     a: Mat,
-    b: Mat,
+    b: BSource,
     beta: f32,
     c: MatMut,
     ap: &mut [f32],
     bp: &mut [f32],
 ) {
     let (mr, nr) = (K::MR, K::NR);
+    let mc_block = MC_PANELS * mr;
+    debug_assert!(mr <= MAX_MR && mr * nr <= MAX_TILE);
     let MatMut {
         data: cd,
         rs: crs,
@@ -149,15 +224,26 @@ pub fn gemm_with<K: MicroKernel>(
         return;
     }
     let mut tile = [0.0f32; MAX_TILE];
+    let mut packed_off = 0;
     for jc in (0..n).step_by(NC) {
         let nc = NC.min(n - jc);
+        let padded = nc.div_ceil(nr) * nr;
         for pc in (0..k).step_by(KC) {
             let kc = KC.min(k - pc);
-            pack_b(kc, nc, nr, b, pc, jc, bp);
+            let bp: &[f32] = match b {
+                BSource::Strided(b) => {
+                    pack_b(kc, nc, nr, b, pc, jc, bp);
+                    bp
+                }
+                BSource::Packed(p) => {
+                    packed_off += padded * kc;
+                    &p[packed_off - padded * kc..packed_off]
+                }
+            };
             // The first depth block applies beta; later ones accumulate.
             let beta_here = if pc == 0 { beta } else { 1.0 };
-            for ic in (0..m).step_by(MC) {
-                let mc = MC.min(m - ic);
+            for ic in (0..m).step_by(mc_block) {
+                let mc = mc_block.min(m - ic);
                 pack_a(mc, kc, mr, a, ic, pc, ap);
                 for jr in (0..nc).step_by(nr) {
                     let nr_here = nr.min(nc - jr);
@@ -167,6 +253,23 @@ pub fn gemm_with<K: MicroKernel>(
                         let a_panel = &ap[(ir / mr) * kc * mr..(ir / mr + 1) * kc * mr];
                         K::tile(kc, a_panel, b_panel, &mut tile);
                         let (i0, j0) = (ic + ir, jc + jr);
+                        if ccs == 1 && nr_here == nr {
+                            // Whole rows of unit stride: loops of the constant length `nr`,
+                            // which the compiler vectorises.
+                            for i in 0..mr_here {
+                                let row = &tile[i * nr..(i + 1) * nr];
+                                let dst = &mut cd[(i0 + i) * crs + j0..][..nr];
+                                if beta_here == 0.0 {
+                                    dst.copy_from_slice(row);
+                                } else if beta_here == 1.0 {
+                                    dst.iter_mut().zip(row).for_each(|(x, &v)| *x += v);
+                                } else {
+                                    let bh = beta_here;
+                                    dst.iter_mut().zip(row).for_each(|(x, &v)| *x = v + bh * *x);
+                                }
+                            }
+                            continue;
+                        }
                         for i in 0..mr_here {
                             let row = &tile[i * nr..i * nr + nr_here];
                             for (j, &v) in row.iter().enumerate() {
@@ -186,63 +289,86 @@ pub fn gemm_with<K: MicroKernel>(
 }
 
 /// Packs B[pc..pc+kc, jc..jc+nc] as panels of `nr` columns: (nc/nr, kc, nr), zero-padded.
-/// Reads follow B's unit stride: along rows for a row-major B, along columns for a
-/// transposed one (a weight matrix read as `Wᵀ`).
 #[inline(always)]
 fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
     for (panel, jr) in (0..nc).step_by(nr).enumerate() {
-        let width = nr.min(nc - jr);
         let dst = &mut bp[panel * kc * nr..(panel + 1) * kc * nr];
-        if width < nr {
-            dst.fill(0.0);
-        }
-        if b.rs == 1 && b.cs != 1 {
-            for j in 0..width {
-                let col = &b.data[pc + (jc + jr + j) * b.cs..][..kc];
-                for (p, &v) in col.iter().enumerate() {
-                    dst[p * nr + j] = v;
-                }
+        let at = pc * b.rs + (jc + jr) * b.cs;
+        pack_panel(dst, b.data, at, b.rs, b.cs, nr, nr.min(nc - jr), kc);
+    }
+}
+
+/// Packs A[ic..ic+mc, pc..pc+kc] as panels of `mr` rows: (mc/mr, kc, mr), zero-padded.
+#[inline(always)]
+fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
+    for (panel, ir) in (0..mc).step_by(mr).enumerate() {
+        let dst = &mut ap[panel * kc * mr..(panel + 1) * kc * mr];
+        let at = (ic + ir) * a.rs + pc * a.cs;
+        pack_panel(dst, a.data, at, a.cs, a.rs, mr, mr.min(mc - ir), kc);
+    }
+}
+
+/// One packed panel `dst` (kc, w): `dst[p·w + q] = src[at + p·step_p + q·step_q]` for
+/// q < `count` (≤ w), zero for the padding. The reads follow the operand's unit stride:
+/// a copy of `w` floats per depth step when `step_q == 1`, an interleave of `count`
+/// contiguous streams when `step_p == 1` (a row-major A, or a weight read as `Wᵀ`).
+#[inline(always)]
+#[allow(clippy::too_many_arguments)]
+fn pack_panel(
+    dst: &mut [f32],
+    src: &[f32],
+    at: usize,
+    step_p: usize,
+    step_q: usize,
+    w: usize,
+    count: usize,
+    kc: usize,
+) {
+    let dst = &mut dst[..kc * w];
+    if count < w {
+        dst.fill(0.0);
+    }
+    // Every read below is at most this far into `src`.
+    assert!(at + (kc - 1) * step_p + (count - 1) * step_q < src.len());
+    if step_q == 1 {
+        for (p, d) in dst.chunks_exact_mut(w).enumerate() {
+            let from = &src[at + p * step_p..][..count];
+            if count == w {
+                // `w` is a constant once inlined: a fixed-size copy, not a memcpy call.
+                d.copy_from_slice(&from[..w]);
+            } else {
+                d[..count].copy_from_slice(from);
             }
-        } else {
-            for p in 0..kc {
-                let base = (pc + p) * b.rs + (jc + jr) * b.cs;
-                let row = &mut dst[p * nr..p * nr + width];
-                if b.cs == 1 {
-                    row.copy_from_slice(&b.data[base..base + width]);
-                } else {
-                    for (j, x) in row.iter_mut().enumerate() {
-                        *x = b.data[base + j * b.cs];
-                    }
-                }
+        }
+    } else if step_p == 1 {
+        interleave(dst, &src[at..], step_q, w, count, kc);
+    } else {
+        for (p, d) in dst.chunks_exact_mut(w).enumerate() {
+            for (q, x) in d[..count].iter_mut().enumerate() {
+                // SAFETY: in bounds by the assertion above (p < kc, q < count).
+                *x = unsafe { *src.get_unchecked(at + p * step_p + q * step_q) };
             }
         }
     }
 }
 
-/// Packs A[ic..ic+mc, pc..pc+kc] as panels of `mr` rows: (mc/mr, kc, mr), zero-padded.
-/// Reads follow A's unit stride, as in [`pack_b`].
+/// `dst[p·w + q] = src[q·ld + p]` for p < kc, q < count: `count` streams of `kc` floats,
+/// `ld` apart, interleaved into a panel of width `w`. The caller checked the bounds.
 #[inline(always)]
-fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
-    for (panel, ir) in (0..mc).step_by(mr).enumerate() {
-        let height = mr.min(mc - ir);
-        let dst = &mut ap[panel * kc * mr..(panel + 1) * kc * mr];
-        if height < mr {
-            dst.fill(0.0);
-        }
-        if a.cs == 1 {
-            for i in 0..height {
-                let row = &a.data[(ic + ir + i) * a.rs + pc..][..kc];
-                for (p, &v) in row.iter().enumerate() {
-                    dst[p * mr + i] = v;
-                }
-            }
-        } else {
-            for p in 0..kc {
-                let base = (ic + ir) * a.rs + (pc + p) * a.cs;
-                for (i, x) in dst[p * mr..p * mr + height].iter_mut().enumerate() {
-                    *x = a.data[base + i * a.rs];
-                }
-            }
+fn interleave(dst: &mut [f32], src: &[f32], ld: usize, w: usize, count: usize, kc: usize) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let p0 = if count == w && w.is_multiple_of(4) {
+        super::simd128::interleave4(dst, src, ld, w, kc)
+    } else {
+        0
+    };
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    let p0 = 0;
+    for p in p0..kc {
+        for q in 0..count {
+            // SAFETY: q·ld + p ≤ (count−1)·ld + kc−1, which the caller asserted is in `src`;
+            // p·w + q < kc·w = dst.len().
+            unsafe { *dst.get_unchecked_mut(p * w + q) = *src.get_unchecked(q * ld + p) };
         }
     }
 }

@@ -5,10 +5,12 @@
 
 pub mod blocked;
 pub mod math;
+pub mod peak;
 pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
 
+pub use blocked::{gemm_packed, PackedB};
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
 
 /// A read-only strided matrix: element (i, j) is `data[i * rs + j * cs]`.

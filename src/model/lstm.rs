@@ -4,7 +4,7 @@
 //! `E W_ihᵀ + b` (NT, 4H), computed once per pass instead of once per token.
 
 use crate::kernels::math;
-use crate::kernels::{matmul_nn, matmul_nt, matmul_tn};
+use crate::kernels::{gemm_packed, matmul_nn, matmul_nt, matmul_tn, Mat, MatMut, PackedB};
 
 /// One direction's weights. `H` = hidden width.
 pub struct LstmWeights<'a> {
@@ -34,6 +34,8 @@ pub struct LstmCache {
     pub h: Vec<f32>,      // (T+1, B, H) h[0] is the initial state, h[t+1] the output at t
     pub c: Vec<f32>,      // (T+1, B, H)
     pub tanh_c: Vec<f32>, // (T, B, H)  tanh(c[t+1])
+    /// W_hhᵀ (H, 4H) packed once per pass for the T products `h[t] W_hhᵀ`.
+    pub w_hh_t: PackedB,
 }
 
 impl LstmCache {
@@ -49,6 +51,7 @@ impl LstmCache {
             h: vec![0.0; (steps + 1) * bh],
             c: vec![0.0; (steps + 1) * bh],
             tanh_c: vec![0.0; steps * bh],
+            w_hh_t: PackedB::new(hidden, 4 * hidden),
         }
     }
 
@@ -77,6 +80,8 @@ pub struct LstmScratch {
     pub dh: Vec<f32>,
     /// (B, H): on return, the gradient w.r.t. the initial `c`.
     pub dc: Vec<f32>,
+    /// W_hh (4H, H) packed once per pass for the T products `dgates[t] W_hh`.
+    pub w_hh: PackedB,
 }
 
 impl LstmScratch {
@@ -86,6 +91,7 @@ impl LstmScratch {
             dtable: vec![0.0; n_tok * 4 * hidden],
             dh: vec![0.0; batch * hidden],
             dc: vec![0.0; batch * hidden],
+            w_hh: PackedB::new(4 * hidden, hidden),
         }
     }
 }
@@ -104,6 +110,7 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
             *x += bi + bh_;
         }
     }
+    cache.w_hh_t.pack(Mat::rows_t(w.w_hh, h));
     for t in 0..t_len {
         let gates = &mut cache.gates[t * b_sz * g4..(t + 1) * b_sz * g4];
         for b in 0..b_sz {
@@ -113,7 +120,13 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
         // gates += h[t] W_hhᵀ
         let (h_prev, h_next) = cache.h.split_at_mut((t + 1) * bh);
         let h_prev = &h_prev[t * bh..];
-        matmul_nt(b_sz, g4, h, h_prev, h, w.w_hh, h, 1.0, gates, g4);
+        gemm_packed(
+            b_sz,
+            Mat::rows(h_prev, h),
+            &cache.w_hh_t,
+            1.0,
+            MatMut::rows(gates, g4),
+        );
         let (c_prev, c_next) = cache.c.split_at_mut((t + 1) * bh);
         let c_prev = &c_prev[t * bh..];
         let tanh_c = &mut cache.tanh_c[t * bh..(t + 1) * bh];
@@ -170,6 +183,7 @@ pub fn lstm_backward(
             s.dc.fill(0.0);
         }
     }
+    s.w_hh.pack(Mat::rows(w.w_hh, h));
     for t in (0..t_len).rev() {
         let gates = &cache.gates[t * b_sz * g4..(t + 1) * b_sz * g4];
         let dgates = &mut s.dgates[t * b_sz * g4..(t + 1) * b_sz * g4];
@@ -200,7 +214,13 @@ pub fn lstm_backward(
             }
         }
         // gates_pre += h[t] W_hhᵀ  ⇒  dh[t] = dgates W_hh
-        matmul_nn(b_sz, h, g4, dgates, g4, w.w_hh, h, 0.0, &mut s.dh, h);
+        gemm_packed(
+            b_sz,
+            Mat::rows(dgates, g4),
+            &s.w_hh,
+            0.0,
+            MatMut::rows(&mut s.dh, h),
+        );
     }
     let rows = t_len * b_sz;
     // dW_hh += Σ_t dgates[t]ᵀ h[t]

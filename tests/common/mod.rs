@@ -2,7 +2,7 @@
 #![allow(dead_code)]
 
 use attention_playground::config::{AttentionMode, Config, TaskKind};
-use attention_playground::kernels::{gemm, Mat, MatMut};
+use attention_playground::kernels::{gemm, gemm_packed, Mat, MatMut, PackedB};
 use attention_playground::model::params::Dims;
 use attention_playground::model::{Seq2Seq, Workspace};
 use attention_playground::rng::Rng;
@@ -101,9 +101,9 @@ pub const REFERENCE_RUN: &str = include_str!("../fixtures/reference-run.txt");
 /// A gemm with the kernel API's signature (`kernels::scalar::gemm`, `kernels::ndarray_gemm`).
 pub type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
 
-/// Holds this build's `kernels::gemm` to each oracle on every shape (m, n, k) × case
-/// (A transposed, B transposed, beta), on random operands in [−1, 1] and a C with row
-/// stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
+/// Holds this build's `kernels::gemm` and `kernels::gemm_packed` to each oracle on every
+/// shape (m, n, k) × case (A transposed, B transposed, beta), on random operands in [−1, 1]
+/// and a C with row stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
 /// order (fused and unfused multiply-adds round differently).
 pub fn check_gemm(
     rng: &mut Rng,
@@ -129,18 +129,25 @@ pub fn check_gemm(
             };
             let mut fast = c0.clone();
             gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, 2 * n));
+            // The same product with B packed beforehand, as the LSTM recurrences run it.
+            let mut packed_b = PackedB::new(k, n);
+            packed_b.pack(bm);
+            let mut prepacked = c0.clone();
+            gemm_packed(m, am, &packed_b, beta, MatMut::rows(&mut prepacked, 2 * n));
             for (name, oracle) in oracles {
                 let mut want = c0.clone();
                 oracle(m, n, k, am, bm, beta, MatMut::rows(&mut want, 2 * n));
-                let maxdiff = fast
-                    .iter()
-                    .zip(&want)
-                    .map(|(x, y)| (x - y).abs())
-                    .fold(0.0f32, f32::max);
-                assert!(
-                    maxdiff <= 1e-6 * k as f32 + 1e-6,
-                    "{build} vs {name}: m{m} n{n} k{k} ta{ta} tb{tb} beta{beta}: maxdiff {maxdiff}"
-                );
+                for (kind, got) in [("gemm", &fast), ("gemm_packed", &prepacked)] {
+                    let maxdiff = got
+                        .iter()
+                        .zip(&want)
+                        .map(|(x, y)| (x - y).abs())
+                        .fold(0.0f32, f32::max);
+                    assert!(
+                        maxdiff <= 1e-6 * k as f32 + 1e-6,
+                        "{build} {kind} vs {name}: m{m} n{n} k{k} ta{ta} tb{tb} beta{beta}: maxdiff {maxdiff}"
+                    );
+                }
             }
         }
     }
