@@ -178,10 +178,17 @@ pub fn sum_rows_into(acc: &mut [f32], x: &[f32]) {
     }
 }
 
+/// The largest element of `xs` (−∞ if empty; NaNs are skipped). A compare-and-select, not
+/// `f32::max`, which in wasm is a call (its NaN rule differs from the instruction's).
+pub fn max_of(xs: &[f32]) -> f32 {
+    xs.iter()
+        .fold(f32::NEG_INFINITY, |m, &x| if x > m { x } else { m })
+}
+
 /// Softmax of every row of `x` (rows, n), in place.
 pub fn softmax_rows(x: &mut [f32], n: usize) {
     for row in x.chunks_exact_mut(n) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let max = max_of(row);
         let mut sum = 0.0;
         for v in row.iter_mut() {
             *v = math::exp(*v - max);
@@ -195,7 +202,7 @@ pub fn softmax_rows(x: &mut [f32], n: usize) {
 /// Log-softmax of every row of `x` (rows, n), in place.
 pub fn log_softmax_rows(x: &mut [f32], n: usize) {
     for row in x.chunks_exact_mut(n) {
-        let max = row.iter().copied().fold(f32::NEG_INFINITY, f32::max);
+        let max = max_of(row);
         let sum: f32 = row.iter().map(|v| math::exp(v - max)).sum();
         let lse = max + sum.ln();
         row.iter_mut().for_each(|v| *v -= lse);
