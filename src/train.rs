@@ -275,6 +275,21 @@ impl Trainer {
         &mut self.grads
     }
 
+    /// Multiplies the gradient buffer by `w` (a replica's shard weight, before the other
+    /// replicas' gradients are added with [`Trainer::add_to_gradient`]).
+    pub fn scale_gradient(&mut self, w: f32) {
+        self.grads.iter_mut().for_each(|g| *g *= w);
+    }
+
+    /// Adds `w · other` to the gradient buffer: another replica's gradient (same length,
+    /// the parameter count) with its shard weight.
+    pub fn add_to_gradient(&mut self, other: &[f32], w: f32) {
+        assert_eq!(other.len(), self.grads.len(), "gradient of another model");
+        for (g, &o) in self.grads.iter_mut().zip(other) {
+            *g += w * o;
+        }
+    }
+
     /// Applies the gradient buffer as one optimiser update; `loss` is the batch's training
     /// loss, recorded for display. Evaluates when due (replica 0 only).
     pub fn apply_gradient(&mut self, loss: f32) {

@@ -79,6 +79,8 @@ pub fn validate_config(config: JsValue) -> Result<(), JsError> {
 #[wasm_bindgen(js_name = Trainer)]
 pub struct WasmTrainer {
     inner: Trainer,
+    /// (parameter count,) another replica's gradient, written by JS (empty until used).
+    inbox: Vec<f32>,
 }
 
 #[wasm_bindgen(js_class = Trainer)]
@@ -88,7 +90,10 @@ impl WasmTrainer {
     pub fn new(config: JsValue) -> Result<WasmTrainer, JsError> {
         let config = config_from(config)?;
         let inner = Trainer::new(config).map_err(|e| JsError::new(&e.to_string()))?;
-        Ok(WasmTrainer { inner })
+        Ok(WasmTrainer {
+            inner,
+            inbox: Vec::new(),
+        })
     }
 
     /// Runs up to `n` steps; stops at a divergence with its message (the steps before it
@@ -242,6 +247,30 @@ impl WasmTrainer {
         // SAFETY: the view aliases `g`, which lives as long as the trainer; the caller uses
         // it before calling into the module again (which could grow memory and detach it).
         unsafe { js_sys::Float32Array::view_mut_raw(g.as_mut_ptr(), g.len()) }
+    }
+
+    /// Multiplies the gradient buffer by `w` (this replica's shard weight), the start of
+    /// summing the replicas' gradients.
+    #[wasm_bindgen(js_name = scaleGradient)]
+    pub fn scale_gradient(&mut self, w: f32) {
+        self.inner.scale_gradient(w);
+    }
+
+    /// A view of a buffer in wasm memory (made once, the gradient's size) into which the
+    /// caller writes another replica's gradient for [`WasmTrainer::add_inbox`]. Valid only
+    /// until the next call into the module.
+    #[wasm_bindgen(js_name = inboxView)]
+    pub fn inbox_view(&mut self) -> js_sys::Float32Array {
+        let n = self.inner.gradient_mut().len();
+        self.inbox.resize(n, 0.0);
+        // SAFETY: as for `gradient_view`: the view aliases `inbox`, owned by the trainer.
+        unsafe { js_sys::Float32Array::view_mut_raw(self.inbox.as_mut_ptr(), n) }
+    }
+
+    /// Adds `w ·` the inbox to the gradient buffer.
+    #[wasm_bindgen(js_name = addInbox)]
+    pub fn add_inbox(&mut self, w: f32) {
+        self.inner.add_to_gradient(&self.inbox, w);
     }
 
     /// Applies the gradient buffer as one update; `loss` is the batch's training loss.

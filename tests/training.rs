@@ -180,22 +180,17 @@ fn sharded_replicas_equal_one_trainer() {
         r.set_shard(i, 2).unwrap();
     }
     assert_eq!((reps[0].shard().len(), reps[1].shard().len()), (4, 5));
-    let n = one.params().len();
-    let mut combined = vec![0.0f32; n];
     let mut worst = 0.0f32;
     for _ in 0..25 {
         let want = one.step().unwrap();
-        combined.fill(0.0);
-        let mut loss = 0.0;
+        // As the page's workers do: replica 0 gathers the weighted sum, the others copy it.
+        let (w0, w1) = (reps[0].shard_weight(), reps[1].shard_weight());
+        let loss = w0 * reps[0].shard_gradient().unwrap() + w1 * reps[1].shard_gradient().unwrap();
+        let [r0, r1] = &mut reps;
+        r0.scale_gradient(w0);
+        r0.add_to_gradient(r1.gradient(), w1);
+        r1.gradient_mut().copy_from_slice(r0.gradient());
         for r in reps.iter_mut() {
-            let w = r.shard_weight();
-            loss += w * r.shard_gradient().unwrap();
-            for (c, g) in combined.iter_mut().zip(r.gradient()) {
-                *c += w * g;
-            }
-        }
-        for r in reps.iter_mut() {
-            r.gradient_mut().copy_from_slice(&combined);
             r.apply_gradient(loss);
         }
         assert!((loss - want).abs() <= 1e-5 * want, "loss {loss} vs {want}");

@@ -165,7 +165,7 @@ function ask(i, msg) {
 }
 
 /** One data-parallel step: every replica computes its share's gradient, the leader sums
- * them by weight, applies the sum and sends it to the helpers to apply the same update.
+ * them by weight and sends the sum to the helpers, and every replica applies the same update.
  * Resolves false if the run diverged or a replica failed. */
 async function parallelStep() {
   const before = trainer.step;
@@ -185,21 +185,21 @@ async function parallelStep() {
     post({ type: 'diverged', message: failure?.message ?? bad.message, step: before });
     return false;
   }
-  const w0 = trainer.shardWeight;
-  const sum = new Float32Array(trainer.gradientView());
-  for (let j = 0; j < sum.length; j++) sum[j] *= w0;
-  let loss = w0 * own;
+  // The weighted sum of the replicas' gradients, formed in wasm; the helpers get it
+  // before the leader applies it, so that every replica updates at the same time.
+  trainer.scaleGradient(trainer.shardWeight);
+  let loss = trainer.shardWeight * own;
   for (const r of got) {
-    const g = r.grad;
-    for (let j = 0; j < sum.length; j++) sum[j] += r.weight * g[j];
+    trainer.inboxView().set(r.grad);
+    trainer.addInbox(r.weight);
     loss += r.weight * r.loss;
   }
-  trainer.gradientView().set(sum);
-  trainer.applyGradient(loss);
+  const sum = new Float32Array(trainer.gradientView());
   helpers.forEach((p, i) => {
     const copy = i === helpers.length - 1 ? sum : sum.slice();
     p.postMessage({ type: 'apply', grad: copy, loss }, [copy.buffer]);
   });
+  trainer.applyGradient(loss);
   return true;
 }
 
