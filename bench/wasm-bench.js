@@ -21,10 +21,10 @@ for (const v of variants) {
   await m.default();
   /** @type {Record<string, number>} */
   const gflops = {};
-  for (const [mm, k, n, ta, tb] of shapes) gflops[`${mm}×${k}·${k}×${n}`] = m.benchGemm(mm, n, k, ta, tb, 5);
-  const peak = m.benchPeak(5);
-  const small = m.benchStep(m.preset('small-easy'), 15);
-  const paper = params.get('paper') === '1' ? m.benchStep(m.preset('easy'), 3) : null;
+  for (const [mm, k, n, ta, tb] of shapes) gflops[`${mm}×${k}·${k}×${n}`] = m.benchGemm(mm, n, k, ta, tb, 9);
+  const peak = m.benchPeak(9);
+  const small = m.benchStep(m.preset('small-easy'), 7);
+  const paper = params.get('paper') === '1' ? m.benchStep(m.preset('easy'), 5) : null;
   results.push({ variant: m.kernelVariant(), peak, gflops, smallMs: small, paperMs: paper });
   /** @type {HTMLElement} */ (document.getElementById('out')).textContent = JSON.stringify(results, null, 1);
 }

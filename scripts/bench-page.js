@@ -1,27 +1,28 @@
 // @ts-check
 // Measures the page as a viewer runs it, in Debian's headless Chromium: steps per second of
-// the page's trainer (in its worker) for each wasm build on the small preset, the frame
-// rate while it trains at full speed, and the paper-size step with one and with two
-// workers. Prints a Markdown table. Usage: node scripts/bench-page.js [--no-paper]
+// the page's trainer (in its worker, evaluations included) for each wasm build on the small
+// preset and at the paper size, the frame rate while it trains at full speed, and the paper
+// size with two workers. Part of scripts/bench.js; alone it prints its own table.
+// Usage: node scripts/bench-page.js [--no-paper]
+import { pathToFileURL } from 'node:url';
 import { startServer, launch } from '../tests/e2e/harness.js';
 
-const withPaper = !process.argv.includes('--no-paper');
-const server = await startServer();
-const { browser, context } = await launch();
+/** @typedef {{ steps: number, dt: number, fps: number, worstGap: number, variant: string | null, workers: string | null, stepsPerSecond: number }} PageRun */
 
 /** Opens the page with `query`, selects `preset`, trains at full speed for `seconds`, and
  * returns the steps per second measured from the step counter, and the frame intervals.
- * @param {string} query @param {string} preset @param {number} seconds */
-async function run(query, preset, seconds) {
+ * @param {import('playwright-core').BrowserContext} context @param {string} url
+ * @param {string} query @param {string} preset @param {number} seconds @returns {Promise<PageRun>} */
+async function run(context, url, query, preset, seconds) {
   const page = await context.newPage();
-  await page.goto(server.url + query);
+  await page.goto(url + query);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
   await page.waitForFunction(() => document.querySelectorAll('#preset option').length > 2);
   if (preset !== 'small-easy') {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => /** @type {any} */ (window).__ap.ui.latest.config.vocab === (p === 'easy' ? 60 : 30), preset);
   }
-  await page.waitForTimeout(withPaper && preset === 'easy' ? 3000 : 500); // helpers start
+  await page.waitForTimeout(preset === 'easy' ? 3000 : 500); // helpers start
   await page.selectOption('#speed', '1000');
   await page.click('#play');
   await page.waitForTimeout(preset === 'easy' ? 4000 : 1000); // warm up
@@ -50,18 +51,39 @@ async function run(query, preset, seconds) {
   return { ...result, variant, workers, stepsPerSecond: result.steps / result.dt };
 }
 
-try {
-  console.log(`# the page's trainer, ${browser.version()} (headless)`);
-  console.log();
-  console.log('| run | wasm build | workers | steps/s | ms/step | frames/s | worst frame gap ms |');
-  console.log('|---|---|---:|---:|---:|---:|---:|');
-  /** @param {string} name @param {Awaited<ReturnType<typeof run>>} r */
-  const row = (name, r) => console.log(`| ${name} | ${r.variant} | ${r.workers} | ${r.stepsPerSecond.toFixed(1)} | ${(1000 / r.stepsPerSecond).toFixed(1)} | ${r.fps.toFixed(1)} | ${r.worstGap.toFixed(0)} |`);
-  for (const v of ['scalar', 'simd128', 'relaxed-simd']) row('small preset, full speed', await run(`?variant=${v}&workers=1`, 'small-easy', 5));
-  if (withPaper) {
-    for (const w of [1, 2]) row('paper size (easy)', await run(`?workers=${w}`, 'easy', 20));
+/** The page runs of the benchmark: every build on the small preset (5 s each) and, with
+ * `paper`, at the paper size (one worker per build, then two workers on the best build).
+ * @param {import('playwright-core').BrowserContext} context @param {string} url
+ * @param {{ paper: boolean }} opts */
+export async function benchPage(context, url, { paper }) {
+  /** @type {{ name: string, preset: string, run: PageRun }[]} */
+  const rows = [];
+  for (const v of ['scalar', 'simd128', 'relaxed-simd']) {
+    rows.push({ name: 'small', preset: 'small-easy', run: await run(context, url, `?variant=${v}&workers=1`, 'small-easy', 5) });
   }
-} finally {
-  await browser.close();
-  server.stop();
+  if (paper) {
+    for (const v of ['scalar', 'simd128', 'relaxed-simd']) {
+      rows.push({ name: 'paper', preset: 'easy', run: await run(context, url, `?variant=${v}&workers=1`, 'easy', v === 'scalar' ? 30 : 20) });
+    }
+    rows.push({ name: 'paper', preset: 'easy', run: await run(context, url, '?workers=2', 'easy', 20) });
+  }
+  return rows;
+}
+
+if (import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const server = await startServer();
+  const { browser, context } = await launch();
+  try {
+    const rows = await benchPage(context, server.url, { paper: !process.argv.includes('--no-paper') });
+    console.log(`# the page's trainer, ${browser.version()} (headless)`);
+    console.log();
+    console.log('| run | wasm build | workers | steps/s | ms/step | frames/s | worst frame gap ms |');
+    console.log('|---|---|---:|---:|---:|---:|---:|');
+    for (const { name, run: r } of rows) {
+      console.log(`| ${name} | ${r.variant} | ${r.workers} | ${r.stepsPerSecond.toFixed(2)} | ${(1000 / r.stepsPerSecond).toFixed(1)} | ${r.fps.toFixed(1)} | ${r.worstGap.toFixed(0)} |`);
+    }
+  } finally {
+    await browser.close();
+    server.stop();
+  }
 }

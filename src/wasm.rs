@@ -385,7 +385,8 @@ fn best_time(reps: u32, inner: usize, f: &mut dyn FnMut()) -> f64 {
     best
 }
 
-/// Milliseconds per training step of `config` (evaluation excluded), median of `reps`.
+/// Milliseconds per training step of `config` (evaluation excluded): the median of `reps`
+/// timings, each of enough steps to last about 100 ms (Date has millisecond resolution).
 #[wasm_bindgen(js_name = benchStep)]
 pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
     let config = Config {
@@ -393,14 +394,22 @@ pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
         ..config_from(config)?
     };
     let mut t = Trainer::new(config).map_err(|e| JsError::new(&e.to_string()))?;
-    t.step().map_err(|e| JsError::new(&e.to_string()))?;
-    let mut times: Vec<f64> = (0..reps.max(1))
-        .map(|_| {
-            let t0 = js_sys::Date::now();
-            let _ = t.step();
-            js_sys::Date::now() - t0
-        })
-        .collect();
+    let mut step = || {
+        t.step()
+            .map(|_| ())
+            .map_err(|e| JsError::new(&e.to_string()))
+    };
+    let t0 = js_sys::Date::now();
+    step()?; // also the warm-up
+    let inner = (100.0 / (js_sys::Date::now() - t0).max(0.5)).ceil() as usize;
+    let mut times = Vec::new();
+    for _ in 0..reps.max(1) {
+        let t0 = js_sys::Date::now();
+        for _ in 0..inner {
+            step()?;
+        }
+        times.push((js_sys::Date::now() - t0) / inner as f64);
+    }
     times.sort_by(f64::total_cmp);
     Ok(times[times.len() / 2])
 }

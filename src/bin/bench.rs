@@ -1,10 +1,14 @@
 //! `bench`: prints a table of the native training step's speed (single-threaded) at the
 //! small preset and the paper size, and of the matrix kernel at the shapes the paper-size
 //! step uses, for the blocked kernel, ndarray's `general_mat_mul` and the scalar reference.
-//! Usage: `cargo run --release --bin bench [-- --quick]`.
+//! Usage: `cargo run --release --bin bench [-- --quick] [-- --json]` (`--json`: one line
+//! for `scripts/bench.js`, the whole benchmark).
 
 use attention_playground::config::Config;
 use attention_playground::kernels::{blocked, ndarray_gemm, scalar, Mat, MatMut};
+
+/// A gemm with the kernel API's signature.
+type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
 use attention_playground::rng::Rng;
 use attention_playground::train::Trainer;
 use std::time::Instant;
@@ -23,17 +27,20 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
     v[v.len() / 2]
 }
 
+/// The products of the paper-size step that take its time: (m, k, n, A read transposed,
+/// B read transposed, what it is), as in `bench/wasm-bench.js`.
+const SHAPES: [(usize, usize, usize, bool, bool, &str); 5] = [
+    (128, 256, 1024, false, true, "LSTM step h·W_hhᵀ"),
+    (128, 1024, 256, false, false, "LSTM backward dgates·W_hh"),
+    (1024, 5248, 256, true, false, "dW_hh = dgatesᵀ·h"),
+    (5248, 256, 256, false, true, "W·[d; c] over all tokens"),
+    (41, 256, 41, false, true, "scores of one sequence"),
+];
+
 fn main() {
     let quick = std::env::args().any(|a| a == "--quick");
-    println!(
-        "# native benchmark (single thread, {})",
-        std::env::consts::ARCH
-    );
-    println!();
-    println!("## training step (median of timed steps; evaluation excluded)");
-    println!();
-    println!("| config | H | L | batch | ms / step | steps / s |");
-    println!("|---|---:|---:|---:|---:|---:|");
+    let json = std::env::args().any(|a| a == "--json");
+    let mut steps = Vec::new();
     for (name, reps) in [("small-easy", 40), ("easy", if quick { 3 } else { 7 })] {
         let c = Config {
             eval_every: 100_000,
@@ -43,6 +50,82 @@ fn main() {
         let s = time(reps, || {
             t.step().unwrap();
         });
+        steps.push((name, c, s));
+    }
+    let mut rng = Rng::new(1, 0);
+    let mut kernels = Vec::new();
+    for (m, k, n, ta, tb, what) in SHAPES {
+        let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+        let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
+        let am = if ta {
+            Mat::rows_t(&a, m)
+        } else {
+            Mat::rows(&a, k)
+        };
+        let bm = if tb {
+            Mat::rows_t(&b, k)
+        } else {
+            Mat::rows(&b, n)
+        };
+        let mut c = vec![0.0f32; m * n];
+        let flops = 2.0 * (m * n * k) as f64;
+        // Enough repetitions inside each timing for about 0.2 s.
+        let inner = ((2e9 / flops).ceil() as usize).max(1);
+        let reps = if quick { 3 } else { 7 };
+        let mut run = |f: GemmFn| {
+            time(reps, || {
+                for _ in 0..inner {
+                    f(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, n));
+                }
+            }) / inner as f64
+        };
+        let tb_ = run(blocked::gemm);
+        let tn = run(ndarray_gemm);
+        let ts = if flops < 1e9 {
+            Some(time(1, || {
+                scalar::gemm(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, n))
+            }))
+        } else {
+            None
+        };
+        kernels.push((
+            m,
+            k,
+            n,
+            what,
+            flops / tb_ / 1e9,
+            flops / tn / 1e9,
+            ts.map(|t| flops / t / 1e9),
+        ));
+    }
+    if json {
+        // One line for scripts/bench.js.
+        let steps: Vec<String> = steps
+            .iter()
+            .map(|(name, _, s)| format!("\"{name}\": {}", s * 1e3))
+            .collect();
+        let gemm: Vec<String> = kernels
+            .iter()
+            .map(|(m, k, n, _, g, _, _)| format!("\"{m}×{k}·{k}×{n}\": {g}"))
+            .collect();
+        println!(
+            "{{\"arch\": \"{}\", \"stepMs\": {{{}}}, \"gflops\": {{{}}}}}",
+            std::env::consts::ARCH,
+            steps.join(", "),
+            gemm.join(", ")
+        );
+        return;
+    }
+    println!(
+        "# native benchmark (single thread, {})",
+        std::env::consts::ARCH
+    );
+    println!();
+    println!("## training step (median of timed steps; evaluation excluded)");
+    println!();
+    println!("| config | H | L | batch | ms / step | steps / s |");
+    println!("|---|---:|---:|---:|---:|---:|");
+    for (name, c, s) in &steps {
         println!(
             "| {name} | {} | {} | {} | {:.2} | {:.1} |",
             c.hidden,
@@ -53,67 +136,15 @@ fn main() {
         );
     }
     println!();
-    println!("## matrix kernel, GFLOP/s (C = A·B, shapes of the paper-size step)");
+    println!("## matrix kernel, GFLOP/s (C = A·B, shapes and transposes of the paper-size step)");
     println!();
     println!("| shape m×k·k×n | where | blocked | ndarray | scalar | blocked / ndarray |");
     println!("|---|---|---:|---:|---:|---:|");
-    let shapes = [
-        (128, 256, 1024, "LSTM step h·W_hhᵀ"),
-        (1024, 5248, 256, "dW_hh = dgatesᵀ·h"),
-        (5248, 256, 256, "W [d; c] over all tokens"),
-        (41, 256, 41, "scores of one sequence"),
-        (5248, 256, 62, "output logits"),
-    ];
-    let mut rng = Rng::new(1, 0);
-    for (m, k, n, what) in shapes {
-        let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-        let mut c = vec![0.0f32; m * n];
-        let flops = 2.0 * (m * n * k) as f64;
-        let reps = if quick { 3 } else { 9 };
-        let tb = time(reps, || {
-            blocked::gemm(
-                m,
-                n,
-                k,
-                Mat::rows(&a, k),
-                Mat::rows(&b, n),
-                0.0,
-                MatMut::rows(&mut c, n),
-            )
-        });
-        let tn = time(reps, || {
-            ndarray_gemm(
-                m,
-                n,
-                k,
-                Mat::rows(&a, k),
-                Mat::rows(&b, n),
-                0.0,
-                MatMut::rows(&mut c, n),
-            )
-        });
-        let ts = if flops < 1e9 {
-            let t = time(1, || {
-                scalar::gemm(
-                    m,
-                    n,
-                    k,
-                    Mat::rows(&a, k),
-                    Mat::rows(&b, n),
-                    0.0,
-                    MatMut::rows(&mut c, n),
-                )
-            });
-            format!("{:.1}", flops / t / 1e9)
-        } else {
-            "–".to_string()
-        };
+    for (m, k, n, what, g, gn, gs) in kernels {
+        let gs = gs.map_or("–".to_string(), |g| format!("{g:.1}"));
         println!(
-            "| {m}×{k}·{k}×{n} | {what} | {:.1} | {:.1} | {ts} | {:.2} |",
-            flops / tb / 1e9,
-            flops / tn / 1e9,
-            tn / tb
+            "| {m}×{k}·{k}×{n} | {what} | {g:.1} | {gn:.1} | {gs} | {:.2} |",
+            g / gn
         );
     }
 }

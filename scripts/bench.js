@@ -1,0 +1,115 @@
+// @ts-check
+// The whole speed benchmark in one run, printed as one Markdown table: the native Rust step
+// and gemm, each wasm build bare (peak, gemm, step) and in the page (steps/s in its worker,
+// frame rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in
+// the same Debian Chromium; every ratio is between figures of this run. scripts/bench builds
+// first and runs this. Usage: node scripts/bench.js [--no-paper]  (about 20 min; 4 without
+// the paper size)
+import { execFileSync } from 'node:child_process';
+import { cpus } from 'node:os';
+import { startServer, launch } from '../tests/e2e/harness.js';
+import { benchWasm } from './bench-wasm.js';
+import { benchPage } from './bench-page.js';
+import { benchTfjs } from './bench-tfjs.js';
+
+const paper = !process.argv.includes('--no-paper');
+const VARIANTS = ['scalar', 'simd128', 'relaxed-simd'];
+
+console.error('native Rust …');
+const native = JSON.parse(
+  execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'bench', '--', '--json', ...(paper ? [] : ['--quick'])], { encoding: 'utf8' }).trim(),
+);
+const server = await startServer();
+const { browser, context } = await launch();
+let out;
+try {
+  console.error('wasm builds, bare …');
+  const wasm = await benchWasm(context, server.url, { paper });
+  console.error('the page …');
+  const page = await benchPage(context, server.url, { paper });
+  console.error('TensorFlow.js …');
+  const tfjs = await benchTfjs(context, server.url, { smallOnly: !paper });
+  out = { wasm, page, tfjs, chromium: browser.version() };
+} finally {
+  await browser.close();
+  server.stop();
+}
+const { wasm, page, tfjs, chromium } = out;
+
+/** @param {string} v */
+const w = (v) => wasm.find((r) => r.variant === v);
+/** @param {string} size @param {string} v @param {string} workers */
+const pageRun = (size, v, workers) => page.find((r) => r.name === size && r.run.variant === v && r.run.workers === workers)?.run;
+/** @param {string} backend @param {string} size */
+const tf = (backend, size) => tfjs.results.find((r) => r.backend === backend && r.size === size);
+/** @param {number | null | undefined} ms */
+const fmtMs = (ms) => (ms == null ? '–' : ms >= 100 ? ms.toFixed(0) : ms.toFixed(ms >= 10 ? 1 : 2));
+/** @param {number | null | undefined} ms */
+const fmtRate = (ms) => (ms == null ? '–' : (1000 / ms).toFixed(ms >= 1000 ? 3 : 1));
+
+const columns = ['native Rust', 'wasm scalar', 'wasm simd128', 'wasm relaxed-SIMD', 'TF.js wasm (SIMD)', 'TF.js cpu'];
+/** @type {string[][]} */
+const rows = [];
+/** @param {string} what @param {(string | number | null | undefined)[]} cells */
+const row = (what, cells) => rows.push([what, ...cells.map((c) => (c == null ? '–' : String(c)))]);
+
+/** Per size: bare step ms of every column, in column order. @param {'small' | 'paper'} size */
+function stepMs(size) {
+  const key = size === 'small' ? 'smallMs' : 'paperMs';
+  return [
+    native.stepMs[size === 'small' ? 'small-easy' : 'easy'],
+    ...VARIANTS.map((v) => w(v)?.[key]),
+    tf('wasm', size)?.msPerStep,
+    tf('cpu', size)?.msPerStep,
+  ];
+}
+const best = 'relaxed-simd';
+for (const size of /** @type {const} */ (['small', 'paper'])) {
+  if (size === 'paper' && !paper) continue;
+  const label = size === 'small' ? 'small preset (H 64, L 20, batch 32)' : 'paper size (H 256, L 40, batch 128)';
+  const ms = stepMs(size);
+  row(`${label}: training step, ms`, ms.map(fmtMs));
+  row(`${label}: training steps / s`, ms.map(fmtRate));
+  const bestMs = /** @type {number} */ (ms[1 + VARIANTS.indexOf(best)]);
+  row(`${label}: the relaxed-SIMD step is N× faster than this`, ms.map((m, i) => (m == null || i === 1 + VARIANTS.indexOf(best) ? null : `${(m / bestMs).toFixed(2)}×`)));
+  const pr = VARIANTS.map((v) => pageRun(size, v, '1'));
+  row(`${label}: the page (worker, evaluations included), ms / step (steps / s)`, [null, ...pr.map((r) => (r ? `${fmtMs(1000 / r.stepsPerSecond)} (${r.stepsPerSecond.toFixed(size === 'small' ? 1 : 2)})` : null)), null, null]);
+  if (size === 'small') {
+    row(`${label}: the page at full speed, frames / s (worst gap ms)`, [null, ...pr.map((r) => (r ? `${r.fps.toFixed(1)} (${r.worstGap.toFixed(0)})` : null)), null, null]);
+    const pageMs = pr[VARIANTS.indexOf(best)] ? 1000 / /** @type {any} */ (pr[VARIANTS.indexOf(best)]).stepsPerSecond : null;
+    row(`${label}: the page's relaxed-SIMD trainer (evaluations included) is N× faster than this`, [null, null, null, null, ...[tf('wasm', size), tf('cpu', size)].map((r) => (r && pageMs ? `${(r.msPerStep / pageMs).toFixed(1)}×` : null))]);
+  } else {
+    const one = pr[VARIANTS.indexOf(best)];
+    const two = pageRun(size, best, '2');
+    row(`${label}: the page with 2 workers, ms / step (speedup over 1 worker)`, [null, null, null, one && two ? `${fmtMs(1000 / two.stepsPerSecond)} (${(two.stepsPerSecond / one.stepsPerSecond).toFixed(2)}×)` : null, null, null]);
+  }
+}
+row('multiply-add peak, GFLOP/s', [null, ...VARIANTS.map((v) => w(v)?.peak.toFixed(1)), null, null]);
+for (const shape of Object.keys(native.gflops)) {
+  row(`gemm ${shape}, GFLOP/s (% of the build's peak)`, [
+    native.gflops[shape].toFixed(1),
+    ...VARIANTS.map((v) => {
+      const r = w(v);
+      return r ? `${r.gflops[shape].toFixed(1)} (${((100 * r.gflops[shape]) / r.peak).toFixed(0)}%)` : null;
+    }),
+    null,
+    null,
+  ]);
+}
+
+const rustc = execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim();
+console.log(`# Attention Playground benchmark, ${new Date().toISOString().slice(0, 10)}`);
+console.log();
+console.log(`- CPU: ${cpus()[0]?.model ?? '?'}, ${cpus().length} cores; one thread unless a row says workers`);
+console.log(`- ${rustc}; Chromium ${chromium} (Debian, headless); Node ${process.version}; TensorFlow.js ${tfjs.results[0]?.tfVersion ?? '?'}`);
+console.log();
+console.log(`| | ${columns.join(' | ')} |`);
+console.log(`|---|${columns.map(() => '---:').join('|')}|`);
+for (const r of rows) console.log(`| ${r.join(' | ')} |`);
+console.log();
+console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included. GFLOP/s: best of 9 timings (native: median of 7); the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build).');
+for (const n of tfjs.notes) console.log(n);
+if (tfjs.failures.length) {
+  console.error(`\nFAILED:\n${tfjs.failures.join('\n')}`);
+  process.exit(1);
+}
