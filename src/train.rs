@@ -7,7 +7,7 @@ use crate::config::{AttentionMode, Config, ConfigError};
 use crate::metrics::{
     aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, KtiwProbe,
 };
-use crate::model::params::Dims;
+use crate::model::params::{Dims, Tensors};
 use crate::model::{Seq2Seq, Workspace};
 use crate::optim::Optimizer;
 use crate::rng::Rng;
@@ -93,6 +93,26 @@ impl fmt::Display for StepError {
 
 impl std::error::Error for StepError {}
 
+/// A replica's share of the evaluation batch: its rows and the buffers to evaluate them.
+struct EvalPart {
+    batch: Batch,
+    ws: Workspace,
+    probe: KtiwProbe,
+    alpha_mean: Vec<f32>, // (rows, Lt, Ls)
+    /// The metrics of the latest part evaluated and not yet taken (helpers) or merged.
+    done: Option<Evaluation>,
+}
+
+/// One replica's evaluation of its rows `lo..hi` of the evaluation batch: the metrics are
+/// means over those rows, `alpha` (K, rows, Lt, Ls) and `beta` (rows, Lt, Ls) their maps.
+pub struct EvaluationPart<'a> {
+    pub evaluation: Evaluation,
+    pub lo: usize,
+    pub hi: usize,
+    pub alpha: &'a [f32],
+    pub beta: &'a [f32],
+}
+
 pub struct Trainer {
     config: Config,
     model: Seq2Seq,
@@ -109,6 +129,11 @@ pub struct Trainer {
     eval_batch: Batch,
     eval_ws: Workspace,
     probe: KtiwProbe,
+    /// Sharded runs: the rows `lo..hi` of the evaluation batch this replica evaluates, its
+    /// buffers for them, and the weighted sum of the parts gathered so far.
+    eval_shard: Shard,
+    part: Option<EvalPart>,
+    part_sum: Option<Evaluation>,
     eval_alpha: Vec<f32>, // (K, Be, Lt, Ls) attention of each head on the evaluation batch
     eval_alpha_mean: Vec<f32>, // (Be, Lt, Ls)
     eval_beta: Vec<f32>,  // (Be, Lt, Ls) KTIW probe
@@ -145,6 +170,9 @@ impl Trainer {
             eval_batch: Batch::new(be, config.length),
             eval_ws: model.workspace(be, ls, lt),
             probe: KtiwProbe::new(&model, be, ls, lt),
+            eval_shard: Shard::new(0, 1, be),
+            part: None,
+            part_sum: None,
             eval_alpha: vec![0.0; config.heads * be * lt * ls],
             eval_alpha_mean: vec![0.0; be * lt * ls],
             eval_beta: vec![0.0; be * lt * ls],
@@ -222,6 +250,23 @@ impl Trainer {
         self.shard_batch = Batch::new(shard.len(), self.config.length);
         self.train_ws = self.model.workspace(shard.len(), ls, lt);
         self.shard = shard;
+        // The evaluations are split too, unless there are fewer evaluation sequences than
+        // replicas: then replica 0 evaluates them all, as an unsharded trainer does.
+        let be = self.config.eval_batch;
+        (self.eval_shard, self.part) = if count > 1 && be >= count {
+            let es = Shard::new(index, count, be);
+            let part = EvalPart {
+                batch: Batch::new(es.len(), self.config.length),
+                ws: self.model.workspace(es.len(), ls, lt),
+                probe: KtiwProbe::new(&self.model, es.len(), ls, lt),
+                alpha_mean: vec![0.0; es.len() * lt * ls],
+                done: None,
+            };
+            (es, Some(part))
+        } else {
+            (Shard::new(0, 1, be), None)
+        };
+        self.part_sum = None;
         Ok(())
     }
 
@@ -296,47 +341,137 @@ impl Trainer {
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;
         self.last_loss = loss;
-        if self.shard.index == 0 && self.step.is_multiple_of(self.config.eval_every as u64) {
-            self.evaluate();
+        if self.step.is_multiple_of(self.config.eval_every as u64) {
+            if self.part.is_some() {
+                self.evaluate_part();
+            } else if self.shard.index == 0 {
+                self.evaluate();
+            }
         }
     }
 
-    /// Evaluates now on the fixed evaluation batch (replacing an evaluation of the same step).
-    pub fn evaluate(&mut self) -> Evaluation {
+    /// Sharded runs: evaluates this replica's rows of the evaluation batch into its part
+    /// (and into its rows of the full-size `α`, `β`). Replica 0 then starts the weighted
+    /// sum that [`Trainer::add_evaluation_part`] completes.
+    fn evaluate_part(&mut self) {
+        let part = self.part.as_mut().expect("sharded");
+        let sh = self.eval_shard;
+        let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        self.eval_batch.copy_rows(sh.lo, sh.hi, &mut part.batch);
         let p = self.model.layout.split(&self.params);
-        let (ls, lt) = (self.eval_batch.src_len, self.eval_batch.tgt_len);
-        let loss = self.model.forward(&p, &mut self.eval_ws, &self.eval_batch);
-        self.eval_alpha.copy_from_slice(&self.eval_ws.alpha);
-        mean_over_heads(
-            &self.eval_alpha,
-            self.config.heads,
-            &mut self.eval_alpha_mean,
-        );
-        let ktiw_score = self.probe.run(
+        let beta = &mut self.eval_beta[sh.lo * per..sh.hi * per];
+        let e = measure(
             &self.model,
             &p,
-            &self.eval_ws,
-            &self.eval_batch,
-            &mut self.eval_beta,
+            &mut part.ws,
+            &part.batch,
+            &mut part.probe,
+            &mut part.alpha_mean,
+            beta,
+            self.step,
         );
-        let aligned = &self.eval_batch.aligned;
-        let e = Evaluation {
-            step: self.step,
-            loss,
-            token_accuracy: token_accuracy(
-                &self.eval_ws.logp,
-                &self.eval_batch.target_out,
-                self.model.dims.n_tok,
-            ),
-            attention_accuracy: aligned_accuracy(&self.eval_alpha_mean, aligned, ls),
-            ktiw_accuracy: aligned_accuracy(&self.eval_beta, aligned, ls),
-            ktiw_score,
-            agreement: mean_agreement(&self.eval_alpha_mean, &self.eval_beta, lt, ls),
+        self.eval_alpha_mean[sh.lo * per..sh.hi * per].copy_from_slice(&part.alpha_mean);
+        let be = self.eval_batch.batch;
+        for (k, a) in part.ws.alpha.chunks_exact(sh.len() * per).enumerate() {
+            self.eval_alpha[(k * be + sh.lo) * per..(k * be + sh.hi) * per].copy_from_slice(a);
+        }
+        part.done = Some(e);
+        if self.shard.index == 0 {
+            self.part_sum = Some(scaled(&e, sh.len() as f32 / be as f32));
+        }
+    }
+
+    /// Sharded runs, replicas other than 0: the part evaluated at the last step, if one
+    /// was due (once; the next call returns `None`).
+    pub fn take_evaluation_part(&mut self) -> Option<EvaluationPart<'_>> {
+        let sh = self.eval_shard;
+        let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        let part = self.part.as_mut()?;
+        let evaluation = part.done.take()?;
+        Some(EvaluationPart {
+            evaluation,
+            lo: sh.lo,
+            hi: sh.hi,
+            alpha: &part.ws.alpha,
+            beta: &self.eval_beta[sh.lo * per..sh.hi * per],
+        })
+    }
+
+    /// Sharded runs, replica 0: whether its own part of an evaluation is waiting for the
+    /// other replicas' ([`Trainer::add_evaluation_part`], then [`Trainer::finish_evaluation`]).
+    pub fn evaluation_pending(&self) -> bool {
+        self.part_sum.is_some()
+    }
+
+    /// Replica 0: adds another replica's part (its metrics weighted by its rows, its maps
+    /// into the full-size `α`, `β`). A part of another step or shape is refused.
+    pub fn add_evaluation_part(&mut self, part: &EvaluationPart) -> Result<(), String> {
+        let be = self.eval_batch.batch;
+        let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        let rows = part.hi.saturating_sub(part.lo);
+        let heads = self.config.heads;
+        let Some(sum) = self.part_sum.as_mut() else {
+            return Err("no evaluation is waiting for parts".into());
         };
+        if part.evaluation.step != sum.step
+            || part.hi > be
+            || rows == 0
+            || part.alpha.len() != heads * rows * per
+            || part.beta.len() != rows * per
+        {
+            return Err(format!(
+                "an evaluation part that does not fit: step {}, rows {}..{}",
+                part.evaluation.step, part.lo, part.hi
+            ));
+        }
+        add_scaled(sum, &part.evaluation, rows as f32 / be as f32);
+        let (lo, hi) = (part.lo, part.hi);
+        self.eval_beta[lo * per..hi * per].copy_from_slice(part.beta);
+        for (k, a) in part.alpha.chunks_exact(rows * per).enumerate() {
+            self.eval_alpha[(k * be + lo) * per..(k * be + hi) * per].copy_from_slice(a);
+        }
+        mean_over_heads(
+            part.alpha,
+            heads,
+            &mut self.eval_alpha_mean[lo * per..hi * per],
+        );
+        Ok(())
+    }
+
+    /// Replica 0: records the evaluation gathered from every part.
+    pub fn finish_evaluation(&mut self) {
+        if let Some(e) = self.part_sum.take() {
+            if let Some(part) = self.part.as_mut() {
+                part.done = None;
+            }
+            self.record(e);
+        }
+    }
+
+    fn record(&mut self, e: Evaluation) {
         if self.history.last().map(|h| h.step) == Some(self.step) {
             self.history.pop();
         }
         self.history.push(e);
+    }
+
+    /// Evaluates now on the whole fixed evaluation batch (replacing an evaluation of the
+    /// same step).
+    pub fn evaluate(&mut self) -> Evaluation {
+        let p = self.model.layout.split(&self.params);
+        let e = measure(
+            &self.model,
+            &p,
+            &mut self.eval_ws,
+            &self.eval_batch,
+            &mut self.probe,
+            &mut self.eval_alpha_mean,
+            &mut self.eval_beta,
+            self.step,
+        );
+        self.eval_alpha.copy_from_slice(&self.eval_ws.alpha);
+        self.part_sum = None;
+        self.record(e);
         e
     }
 
@@ -394,4 +529,57 @@ impl Trainer {
     pub fn params(&self) -> &[f32] {
         &self.params
     }
+}
+
+/// The forward pass of `batch` in `ws`, `α` averaged over heads into `alpha_mean` (B, Lt,
+/// Ls), `β` (B, Lt, Ls) by the probe, and the metrics of one evaluation at `step`.
+#[allow(clippy::too_many_arguments)]
+fn measure(
+    model: &Seq2Seq,
+    p: &Tensors<&[f32]>,
+    ws: &mut Workspace,
+    batch: &Batch,
+    probe: &mut KtiwProbe,
+    alpha_mean: &mut [f32],
+    beta: &mut [f32],
+    step: u64,
+) -> Evaluation {
+    let (ls, lt) = (batch.src_len, batch.tgt_len);
+    let loss = model.forward(p, ws, batch);
+    mean_over_heads(&ws.alpha, model.dims.heads, alpha_mean);
+    let ktiw_score = probe.run(model, p, ws, batch, beta);
+    Evaluation {
+        step,
+        loss,
+        token_accuracy: token_accuracy(&ws.logp, &batch.target_out, model.dims.n_tok),
+        attention_accuracy: aligned_accuracy(alpha_mean, &batch.aligned, ls),
+        ktiw_accuracy: aligned_accuracy(beta, &batch.aligned, ls),
+        ktiw_score,
+        agreement: mean_agreement(alpha_mean, beta, lt, ls),
+    }
+}
+
+/// `w · e` (every metric; the step is kept).
+fn scaled(e: &Evaluation, w: f32) -> Evaluation {
+    let mut out = Evaluation {
+        loss: 0.0,
+        token_accuracy: 0.0,
+        attention_accuracy: 0.0,
+        ktiw_accuracy: 0.0,
+        ktiw_score: 0.0,
+        agreement: 0.0,
+        ..*e
+    };
+    add_scaled(&mut out, e, w);
+    out
+}
+
+/// `sum += w · e` for every metric.
+fn add_scaled(sum: &mut Evaluation, e: &Evaluation, w: f32) {
+    sum.loss += w * e.loss;
+    sum.token_accuracy += w * e.token_accuracy;
+    sum.attention_accuracy += w * e.attention_accuracy;
+    sum.ktiw_accuracy += w * e.ktiw_accuracy;
+    sum.ktiw_score += w * e.ktiw_score;
+    sum.agreement += w * e.agreement;
 }

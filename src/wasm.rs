@@ -3,7 +3,7 @@
 //! as `Float32Array` copies. It only translates; all the math lives in the native modules.
 
 use crate::config::{Config, PRESETS};
-use crate::train::Trainer;
+use crate::train::{EvaluationPart, Trainer};
 use wasm_bindgen::prelude::*;
 
 /// Installs the panic hook: a panic reaches the console with its message, and the message
@@ -271,6 +271,59 @@ impl WasmTrainer {
     #[wasm_bindgen(js_name = addInbox)]
     pub fn add_inbox(&mut self, w: f32) {
         self.inner.add_to_gradient(&self.inbox, w);
+    }
+
+    /// Sharded runs, replicas other than 0: the evaluation part of the last step, if one
+    /// was due, as `{ evaluation, lo, hi, alpha, beta }` (Float32Arrays: α (K, rows, Lt,
+    /// Ls), β (rows, Lt, Ls)) for replica 0's `addEvaluationPart`; else undefined.
+    #[wasm_bindgen(js_name = takeEvaluationPart)]
+    pub fn take_evaluation_part(&mut self) -> Result<JsValue, JsError> {
+        let Some(part) = self.inner.take_evaluation_part() else {
+            return Ok(JsValue::UNDEFINED);
+        };
+        let out = js_sys::Object::new();
+        let set = |k: &str, v: &JsValue| js_sys::Reflect::set(&out, &JsValue::from_str(k), v);
+        set("evaluation", &to_js(&part.evaluation)?)
+            .and_then(|_| set("lo", &JsValue::from(part.lo as u32)))
+            .and_then(|_| set("hi", &JsValue::from(part.hi as u32)))
+            .and_then(|_| set("alpha", &js_sys::Float32Array::from(part.alpha).into()))
+            .and_then(|_| set("beta", &js_sys::Float32Array::from(part.beta).into()))
+            .map_err(|_| JsError::new("could not build the evaluation part"))?;
+        Ok(out.into())
+    }
+
+    /// Sharded runs, replica 0: whether its part of an evaluation waits for the others'.
+    #[wasm_bindgen(getter, js_name = evaluationPending)]
+    pub fn evaluation_pending(&self) -> bool {
+        self.inner.evaluation_pending()
+    }
+
+    /// Replica 0: adds another replica's evaluation part (from its `takeEvaluationPart`).
+    #[wasm_bindgen(js_name = addEvaluationPart)]
+    pub fn add_evaluation_part(
+        &mut self,
+        evaluation: JsValue,
+        lo: usize,
+        hi: usize,
+        alpha: &[f32],
+        beta: &[f32],
+    ) -> Result<(), JsError> {
+        let evaluation = serde_wasm_bindgen::from_value(evaluation)?;
+        self.inner
+            .add_evaluation_part(&EvaluationPart {
+                evaluation,
+                lo,
+                hi,
+                alpha,
+                beta,
+            })
+            .map_err(|e| JsError::new(&e))
+    }
+
+    /// Replica 0: records the evaluation gathered from its own and the added parts.
+    #[wasm_bindgen(js_name = finishEvaluation)]
+    pub fn finish_evaluation(&mut self) {
+        self.inner.finish_evaluation();
     }
 
     /// Applies the gradient buffer as one update; `loss` is the batch's training loss.

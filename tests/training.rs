@@ -2,7 +2,7 @@
 //! step that allocates nothing, and the access to α and β a UI reads.
 
 use attention_playground::config::{Config, OptimizerKind};
-use attention_playground::train::{StepError, Trainer};
+use attention_playground::train::{Evaluation, StepError, Trainer};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -40,6 +40,17 @@ fn small(seed: u64) -> Config {
         seed,
         ..Config::default()
     }
+}
+
+/// `a` and `b` agree elementwise within `tol` (absolute).
+fn close(a: &[f32], b: &[f32], tol: f32) {
+    assert_eq!(a.len(), b.len());
+    let worst = a
+        .iter()
+        .zip(b)
+        .map(|(x, y)| (x - y).abs())
+        .fold(0.0, f32::max);
+    assert!(worst <= tol, "differ by {worst}");
 }
 
 fn losses(t: &mut Trainer, n: usize) -> Vec<u32> {
@@ -164,11 +175,15 @@ fn attention_and_ktiw_matrices_have_the_evaluation_shape() {
 }
 
 /// Two replicas on half a batch each, their gradients averaged by weight and applied as
-/// one update on both, give the single trainer's run up to summation order.
+/// one update on both, give the single trainer's run up to summation order; so do their
+/// evaluations, each of half the evaluation batch, gathered on replica 0.
 #[test]
 fn sharded_replicas_equal_one_trainer() {
     let config = Config {
-        batch: 9, // shards of 4 and 5 rows
+        batch: 9,      // shards of 4 and 5 rows
+        eval_batch: 7, // evaluation parts of 3 and 4 sequences
+        eval_every: 4,
+        heads: 2,
         ..small(12)
     };
     let mut one = Trainer::new(config.clone()).unwrap();
@@ -193,6 +208,42 @@ fn sharded_replicas_equal_one_trainer() {
         for r in reps.iter_mut() {
             r.apply_gradient(loss);
         }
+        let due = one.step_count().is_multiple_of(4);
+        assert_eq!(reps[0].evaluation_pending(), due);
+        if due {
+            let [r0, r1] = &mut reps;
+            let part = r1
+                .take_evaluation_part()
+                .expect("replica 1 evaluated its part");
+            assert_eq!((part.lo, part.hi), (3, 7));
+            r0.add_evaluation_part(&part).unwrap();
+            r0.finish_evaluation();
+            assert!(r1.take_evaluation_part().is_none(), "a part is taken once");
+            let (got, want) = (r0.latest(), one.latest());
+            assert_eq!(got.step, want.step);
+            let metrics = |e: &Evaluation| {
+                [
+                    e.loss,
+                    e.token_accuracy,
+                    e.attention_accuracy,
+                    e.ktiw_accuracy,
+                    e.ktiw_score,
+                    e.agreement,
+                ]
+            };
+            for (g, w) in metrics(got).into_iter().zip(metrics(want)) {
+                assert!(
+                    (g - w).abs() <= 1e-5 * w.abs().max(1.0),
+                    "{got:?} vs {want:?}"
+                );
+            }
+            for seq in 0..7 {
+                for head in [None, Some(0), Some(1)] {
+                    close(r0.attention(seq, head), one.attention(seq, head), 1e-5);
+                }
+                close(r0.ktiw(seq), one.ktiw(seq), 1e-4);
+            }
+        }
         assert!((loss - want).abs() <= 1e-5 * want, "loss {loss} vs {want}");
         worst = worst.max(
             one.params()
@@ -212,6 +263,9 @@ fn sharded_replicas_equal_one_trainer() {
         "parameters drift from the single trainer by {worst}"
     );
     assert_eq!(reps[0].history().len(), one.history().len());
-    assert!(reps[1].history().len() == 1, "only replica 0 evaluates");
+    assert!(
+        reps[1].history().len() == 1,
+        "only replica 0 records evaluations"
+    );
     assert!(reps[0].set_shard(0, 10).is_err(), "more workers than rows");
 }

@@ -1,7 +1,8 @@
 // @ts-check
 // A helper worker of a data-parallel run: it holds a replica of the trainer, computes the
 // gradient of its share of each batch when the leader (worker.js) asks, and applies the
-// combined gradient the leader sends back, so every replica stays identical.
+// combined gradient the leader sends back, so every replica stays identical; when an
+// evaluation is due it evaluates its share of the evaluation batch and sends that back.
 
 /** @typedef {{ type: 'config', config: Record<string, unknown>, index: number, count: number }
  *   | { type: 'compute' } | { type: 'apply', grad: Float32Array, loss: number }
@@ -36,10 +37,14 @@ scope.addEventListener('message', async (e) => {
           port.postMessage({ type: 'grad', loss, weight: trainer.shardWeight, grad }, [grad.buffer]);
           break;
         }
-        case 'apply':
+        case 'apply': {
           trainer.gradientView().set(m.grad);
           trainer.applyGradient(m.loss);
+          // The reply carries this replica's part of the evaluation, when one was due.
+          const part = trainer.takeEvaluationPart();
+          port.postMessage({ type: 'applied', part }, part ? [part.alpha.buffer, part.beta.buffer] : []);
           break;
+        }
         case 'reset':
           trainer.reset(m.seed);
           break;

@@ -156,11 +156,12 @@ function sendSnapshot() {
   post(snap, [snap.alpha.buffer, snap.beta.buffer, ...snap.perHead.map((a) => a.buffer)]);
 }
 
-/** Sends `msg` to helper `i` and resolves with its reply. @param {number} i @param {any} msg */
-function ask(i, msg) {
+/** Sends `msg` to helper `i` (transferring `transfer`) and resolves with its reply.
+ * @param {number} i @param {any} msg @param {Transferable[]} [transfer] */
+function ask(i, msg, transfer = []) {
   return new Promise((resolve) => {
     pending[i].push(resolve);
-    helpers[i].postMessage(msg);
+    helpers[i].postMessage(msg, transfer);
   });
 }
 
@@ -195,12 +196,25 @@ async function parallelStep() {
     loss += r.weight * r.loss;
   }
   const sum = new Float32Array(trainer.gradientView());
-  helpers.forEach((p, i) => {
+  const applied = helpers.map((_, i) => {
     const copy = i === helpers.length - 1 ? sum : sum.slice();
-    p.postMessage({ type: 'apply', grad: copy, loss }, [copy.buffer]);
+    return ask(i, { type: 'apply', grad: copy, loss }, [copy.buffer]);
   });
   trainer.applyGradient(loss);
-  return true;
+  if (!trainer.evaluationPending) return true;
+  // Every replica evaluated its share of the evaluation batch: gather the parts.
+  const parts = await Promise.all(applied);
+  const badPart = parts.find((r) => r.type === 'error');
+  if (badPart && panicked(null, badPart.message)) return false;
+  return Boolean(
+    guard('evaluation', () => {
+      for (const r of parts) {
+        if (r.part) trainer.addEvaluationPart(r.part.evaluation, r.part.lo, r.part.hi, r.part.alpha, r.part.beta);
+      }
+      trainer.finishEvaluation();
+      return true;
+    }),
+  );
 }
 
 /** [`train`] for a data-parallel run. @param {number} n */

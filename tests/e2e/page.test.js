@@ -175,7 +175,7 @@ test('a panic in the worker is shown with its message and the page can start aga
   await page.close();
 });
 
-test('two workers sharing each batch reproduce the one-worker run up to summation order', async () => {
+test('two workers sharing each batch and each evaluation reproduce the one-worker run up to summation order', async () => {
   /** @param {string} query */
   async function evals(query) {
     const { page, errors } = await open(query);
@@ -185,9 +185,16 @@ test('two workers sharing each batch reproduce the one-worker run up to summatio
     await page.click('#play');
     const workers = await page.textContent('#workers-count');
     const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
+    // A sequence in the second half of the evaluation batch: the helper evaluates it.
+    await page.selectOption('#seq', '40');
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.seq === 40);
+    const maps = await page.evaluate(() => {
+      const l = /** @type {any} */ (window).__ap.ui.latest;
+      return { step: l.step, alpha: Array.from(l.alpha), beta: Array.from(l.beta) };
+    });
     assert.deepEqual(errors, []);
     await page.close();
-    return { workers, h };
+    return { workers, h, maps };
   }
   const one = await evals('?workers=1');
   const two = await evals('?workers=2');
@@ -198,7 +205,15 @@ test('two workers sharing each batch reproduce the one-worker run up to summatio
     const b = two.h.find((/** @type {any} */ e) => e.step === step);
     assert.ok(a && b, `both evaluated step ${step}`);
     assert.ok(Math.abs(a.loss - b.loss) <= 1e-4 * a.loss, `step ${step}: loss ${a.loss} vs ${b.loss}`);
+    // With two workers each evaluates half of the evaluation batch; the page shows the whole.
+    for (const k of ['token_accuracy', 'attention_accuracy', 'ktiw_accuracy', 'ktiw_score', 'agreement']) {
+      assert.ok(Math.abs(a[k] - b[k]) <= 1e-4, `step ${step}: ${k} ${a[k]} vs ${b[k]}`);
+    }
   }
+  assert.equal(one.maps.step, two.maps.step);
+  const worst = (/** @type {number[]} */ x, /** @type {number[]} */ y) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
+  assert.ok(worst(one.maps.alpha, two.maps.alpha) <= 1e-4, 'α of a sequence the helper evaluated');
+  assert.ok(worst(one.maps.beta, two.maps.beta) <= 1e-3, 'β of a sequence the helper evaluated');
 });
 
 test('a second snapshot of the same step keeps the evaluations already drawn', async () => {
