@@ -14,7 +14,7 @@ mutants=(
   "src/model/lstm.rs|db[h + j] = df * f * (1.0 - f);|db[h + j] = -df * f * (1.0 - f);|flip the forget-gate gradient"
   "src/model/lstm.rs|let dc = s.dc[k] + dh * o|let dc = dh * o|drop dc from the next step"
   "src/model/lstm.rs|*bh_ += x;|*bh_ += 0.0 * x;|drop the b_hh gradient"
-  "src/model/lstm.rs|matmul_nn(b_sz, h, g4, dgates, g4, w.w_hh, h, 0.0, &mut s.dh, h);|s.dh.fill(0.0);|drop the hidden-state recurrence"
+  "src/model/lstm.rs|gemm_packed(b_sz, Mat::rows(dgates, g4), &s.w_hh, 0.0, MatMut::rows(&mut s.dh, h));|s.dh.fill(0.0);|drop the hidden-state recurrence"
   "src/model/attention.rs|*x = y * (*x - dot);|*x = y * *x;|drop the softmax normalisation term"
   "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * hs..], ld);||drop the score path into h_enc"
   "src/model/output.rs|dl[targets[r] as usize] -= inv_n;|dl[targets[r] as usize] += inv_n;|flip the one-hot term of the loss"
