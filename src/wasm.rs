@@ -382,16 +382,8 @@ pub fn bench_gemm(
             m,
             n,
             k,
-            if a_transposed {
-                Mat::rows_t(&a, m)
-            } else {
-                Mat::rows(&a, k)
-            },
-            if b_transposed {
-                Mat::rows_t(&b, k)
-            } else {
-                Mat::rows(&b, n)
-            },
+            Mat::dense(&a, m, k, a_transposed),
+            Mat::dense(&b, k, n, b_transposed),
             0.0,
             MatMut::rows(&mut c, n),
         )

@@ -57,16 +57,8 @@ fn main() {
     for (m, k, n, ta, tb, what) in SHAPES {
         let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
         let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-        let am = if ta {
-            Mat::rows_t(&a, m)
-        } else {
-            Mat::rows(&a, k)
-        };
-        let bm = if tb {
-            Mat::rows_t(&b, k)
-        } else {
-            Mat::rows(&b, n)
-        };
+        let am = Mat::dense(&a, m, k, ta);
+        let bm = Mat::dense(&b, k, n, tb);
         let mut c = vec![0.0f32; m * n];
         let flops = 2.0 * (m * n * k) as f64;
         // Enough repetitions inside each timing for about 0.2 s.

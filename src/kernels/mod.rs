@@ -45,6 +45,15 @@ impl<'a> Mat<'a> {
             cs: ld,
         }
     }
+    /// A `rows × cols` operand stored densely: row-major, or when `transposed` the
+    /// transpose of a row-major `cols × rows` matrix.
+    pub fn dense(data: &'a [f32], rows: usize, cols: usize, transposed: bool) -> Mat<'a> {
+        if transposed {
+            Mat::rows_t(data, rows)
+        } else {
+            Mat::rows(data, cols)
+        }
+    }
 }
 
 impl<'a> MatMut<'a> {

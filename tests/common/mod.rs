@@ -117,16 +117,8 @@ pub fn check_gemm(
     for &(m, n, k) in shapes {
         for &(ta, tb, beta) in cases {
             let (a, b, c0) = (random(m * k), random(k * n), random(m * n * 2));
-            let am = if ta {
-                Mat::rows_t(&a, m)
-            } else {
-                Mat::rows(&a, k)
-            };
-            let bm = if tb {
-                Mat::rows_t(&b, k)
-            } else {
-                Mat::rows(&b, n)
-            };
+            let am = Mat::dense(&a, m, k, ta);
+            let bm = Mat::dense(&b, k, n, tb);
             let mut fast = c0.clone();
             gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, 2 * n));
             // The same product with B packed beforehand, as the LSTM recurrences run it.
