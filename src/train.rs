@@ -230,7 +230,8 @@ impl Trainer {
 
     /// Makes this trainer replica `index` of `count`: from the next step on it computes the
     /// gradient of its share of each batch only. Every replica draws the same batches, so
-    /// the weighted sum of their gradients is the whole batch's. Only replica 0 evaluates.
+    /// the weighted sum of their gradients is the whole batch's. Evaluations are split the
+    /// same way; replica 0 gathers them ([`Trainer::add_evaluation_part`]).
     pub fn set_shard(&mut self, index: usize, count: usize) -> Result<(), ConfigError> {
         let b = self.config.batch;
         if count == 0 || count > b {
@@ -336,7 +337,8 @@ impl Trainer {
     }
 
     /// Applies the gradient buffer as one optimiser update; `loss` is the batch's training
-    /// loss, recorded for display. Evaluates when due (replica 0 only).
+    /// loss, recorded for display. Evaluates when due: the whole evaluation batch on an
+    /// unsharded trainer, each replica's share in a sharded run (gathered on replica 0).
     pub fn apply_gradient(&mut self, loss: f32) {
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;

@@ -198,14 +198,17 @@ async function parallelStep() {
   const sum = new Float32Array(trainer.gradientView());
   const applied = helpers.map((_, i) => {
     const copy = i === helpers.length - 1 ? sum : sum.slice();
-    return ask(i, { type: 'apply', grad: copy, loss }, [copy.buffer]);
+    return ask(i, { type: 'apply', grad: copy, loss }, [copy.buffer]).then((r) => {
+      // A replica that failed to apply the update is no longer the same model: stop.
+      if (r.type === 'error' && !dead) panicked(null, r.message);
+      return r;
+    });
   });
   trainer.applyGradient(loss);
   if (!trainer.evaluationPending) return true;
   // Every replica evaluated its share of the evaluation batch: gather the parts.
   const parts = await Promise.all(applied);
-  const badPart = parts.find((r) => r.type === 'error');
-  if (badPart && panicked(null, badPart.message)) return false;
+  if (dead) return false;
   return Boolean(
     guard('evaluation', () => {
       for (const r of parts) {
