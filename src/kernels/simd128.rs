@@ -7,8 +7,8 @@ use core::arch::wasm32::*;
 
 /// Rows of the tile. 4×8 keeps 8 accumulators + 2 B vectors + 1 broadcast in registers; a
 /// 5×8 tile (10 accumulators, to cover the fused multiply-add's latency) measured half as
-/// fast in V8 on x86-64, and 6×8 slower too; so did unrolling the depth loop by two (the
-/// loads LLVM hoists to the top of the unrolled body spill).
+/// fast in V8 on x86-64, and 6×8 slower too; so did unrolling the depth loop by two (LLVM
+/// hoists both steps' loads to the top). Spilled registers, most likely.
 const ROWS: usize = 4;
 
 pub struct Simd128;
