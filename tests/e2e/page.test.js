@@ -179,12 +179,12 @@ test('two workers sharing each batch and each evaluation reproduce the one-worke
   /** @param {string} query */
   async function evals(query) {
     const { page, errors } = await open(query);
-    await setSpeed(page, '16');
-    await page.click('#play');
-    // Pause between steps 42 and 49 (16 steps a second leaves half a second), so that the
-    // latest evaluation is step 40's in both runs.
-    await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 42, null, { timeout: 60_000 });
-    await page.click('#play');
+    // 45 single steps, so that both runs stop at the same step whatever the machine's load
+    // (the latest evaluation is step 40's in both).
+    for (let i = 1; i <= 45; i++) {
+      await page.click('#step-once');
+      await page.waitForFunction((n) => Number(document.getElementById('step')?.textContent) === n, i, { timeout: 60_000 });
+    }
     const workers = await page.textContent('#workers-count');
     const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
     // A sequence in the second half of the evaluation batch: the helper evaluates it.
