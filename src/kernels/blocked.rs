@@ -9,10 +9,8 @@ use std::cell::RefCell;
 
 /// Depth of one packed block.
 const KC: usize = 256;
-/// Micro-panels of A packed at once: a block of `MC_PANELS · MR` rows (64 for MR = 4).
-const MC_PANELS: usize = 16;
-/// The largest MR of any micro-kernel (sizes the A packing buffer).
-const MAX_MR: usize = 8;
+/// Rows of A packed at once (a multiple of every MR).
+const MC: usize = 64;
 /// Columns of B packed at once (a multiple of every NR).
 const NC: usize = 1024;
 /// The largest micro-tile, MR·NR.
@@ -55,7 +53,7 @@ impl<const NR: usize, const FMA: bool> MicroKernel for Portable<NR, FMA> {
 }
 
 thread_local! {
-    /// (packed A: (MC_PANELS, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
+    /// (packed A: (MC/MR, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
 }
 
@@ -69,7 +67,41 @@ pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) 
 #[derive(Clone, Copy)]
 pub enum BSource<'a> {
     Strided(Mat<'a>),
-    Packed(&'a [f32]),
+    /// The data of a [`PackedB`] and the NR it was packed for.
+    Packed(&'a [f32], usize),
+}
+
+/// One (NC, KC) block of B in the loop nest's order: columns `jc..jc+nc`, depth
+/// `pc..pc+kc`, and where its panels start in a [`PackedB`] (`off`, `len` floats).
+struct BBlock {
+    jc: usize,
+    nc: usize,
+    pc: usize,
+    kc: usize,
+    off: usize,
+    len: usize,
+}
+
+/// The blocks of a (k, n) B for panels of `nr` columns: the one order both the loop nest
+/// and [`PackedB::pack`] walk, so that a packed operand is read as it was written.
+fn b_blocks(k: usize, n: usize, nr: usize) -> impl Iterator<Item = BBlock> {
+    (0..n).step_by(NC).flat_map(move |jc| {
+        let nc = NC.min(n - jc);
+        let padded = nc.div_ceil(nr) * nr;
+        (0..k).step_by(KC).map(move |pc| {
+            let kc = KC.min(k - pc);
+            // Every earlier block: full column blocks of depth k, then this one's depth.
+            let off = jc / NC * NC * k + padded * pc;
+            BBlock {
+                jc,
+                nc,
+                pc,
+                kc,
+                off,
+                len: padded * kc,
+            }
+        })
+    })
 }
 
 /// A B operand packed once for many products (a weight that every step of a recurrence
@@ -79,6 +111,7 @@ pub enum BSource<'a> {
 pub struct PackedB {
     pub k: usize,
     pub n: usize,
+    nr: usize,
     data: Vec<f32>, // (⌈n/NR⌉·NR · k) panels
 }
 
@@ -89,37 +122,23 @@ impl PackedB {
         PackedB {
             k,
             n,
+            nr,
             data: vec![0.0; n.div_ceil(nr) * nr * k],
         }
     }
 
     /// Packs `b` (k, n), reusing the buffer.
     pub fn pack(&mut self, b: Mat) {
-        let (k, n, nr) = (self.k, self.n, kernel_nr());
-        let mut off = 0;
-        for jc in (0..n).step_by(NC) {
-            let nc = NC.min(n - jc);
-            let padded = nc.div_ceil(nr) * nr;
-            for pc in (0..k).step_by(KC) {
-                let kc = KC.min(k - pc);
-                pack_b(
-                    kc,
-                    nc,
-                    nr,
-                    b,
-                    pc,
-                    jc,
-                    &mut self.data[off..off + padded * kc],
-                );
-                off += padded * kc;
-            }
+        for blk in b_blocks(self.k, self.n, self.nr) {
+            let dst = &mut self.data[blk.off..blk.off + blk.len];
+            pack_b(blk.kc, blk.nc, self.nr, b, blk.pc, blk.jc, dst);
         }
     }
 }
 
 /// [`gemm`] with B already packed: C (m×n) = A (m×k) · B + beta·C.
 pub fn gemm_packed(m: usize, a: Mat, b: &PackedB, beta: f32, c: MatMut) {
-    gemm_from(m, b.n, b.k, a, BSource::Packed(&b.data), beta, c);
+    gemm_from(m, b.n, b.k, a, BSource::Packed(&b.data, b.nr), beta, c);
 }
 
 /// NR of the micro-kernel [`gemm`] uses on this machine.
@@ -160,7 +179,7 @@ pub fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
         let mut packs = cell.borrow_mut();
         let (ap, bp) = &mut *packs;
         if ap.is_empty() {
-            *ap = vec![0.0; MC_PANELS * MAX_MR * KC];
+            *ap = vec![0.0; MC * KC];
             *bp = vec![0.0; NC * KC];
         }
         f(ap, bp)
@@ -188,8 +207,8 @@ unsafe fn gemm_avx2_fma(
     gemm_with::<Portable<16, true>>(m, n, k, a, b, beta, c, ap, bp);
 }
 
-/// The blocked loop nest around micro-kernel `K`; `ap` (MC_PANELS·MAX_MR·KC) and `bp` (NC·KC) are the
-/// packing buffers.
+/// The blocked loop nest around micro-kernel `K`; `ap` (MC·KC) and `bp` (NC·KC) are the packing
+/// buffers.
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
 pub fn gemm_with<K: MicroKernel>(
@@ -204,8 +223,7 @@ pub fn gemm_with<K: MicroKernel>(
     bp: &mut [f32],
 ) {
     let (mr, nr) = (K::MR, K::NR);
-    let mc_block = MC_PANELS * mr;
-    debug_assert!(mr <= MAX_MR && mr * nr <= MAX_TILE);
+    debug_assert!(MC.is_multiple_of(mr) && mr * nr <= MAX_TILE);
     let MatMut {
         data: cd,
         rs: crs,
@@ -224,62 +242,64 @@ pub fn gemm_with<K: MicroKernel>(
         return;
     }
     let mut tile = [0.0f32; MAX_TILE];
-    let mut packed_off = 0;
-    for jc in (0..n).step_by(NC) {
-        let nc = NC.min(n - jc);
-        let padded = nc.div_ceil(nr) * nr;
-        for pc in (0..k).step_by(KC) {
-            let kc = KC.min(k - pc);
-            let bp: &[f32] = match b {
-                BSource::Strided(b) => {
-                    pack_b(kc, nc, nr, b, pc, jc, bp);
-                    bp
-                }
-                BSource::Packed(p) => {
-                    packed_off += padded * kc;
-                    &p[packed_off - padded * kc..packed_off]
-                }
-            };
-            // The first depth block applies beta; later ones accumulate.
-            let beta_here = if pc == 0 { beta } else { 1.0 };
-            for ic in (0..m).step_by(mc_block) {
-                let mc = mc_block.min(m - ic);
-                pack_a(mc, kc, mr, a, ic, pc, ap);
-                for jr in (0..nc).step_by(nr) {
-                    let nr_here = nr.min(nc - jr);
-                    let b_panel = &bp[(jr / nr) * kc * nr..(jr / nr + 1) * kc * nr];
-                    for ir in (0..mc).step_by(mr) {
-                        let mr_here = mr.min(mc - ir);
-                        let a_panel = &ap[(ir / mr) * kc * mr..(ir / mr + 1) * kc * mr];
-                        K::tile(kc, a_panel, b_panel, &mut tile);
-                        let (i0, j0) = (ic + ir, jc + jr);
-                        if ccs == 1 && nr_here == nr {
-                            // Whole rows of unit stride: loops of the constant length `nr`,
-                            // which the compiler vectorises.
-                            for i in 0..mr_here {
-                                let row = &tile[i * nr..(i + 1) * nr];
-                                let dst = &mut cd[(i0 + i) * crs + j0..][..nr];
-                                if beta_here == 0.0 {
-                                    dst.copy_from_slice(row);
-                                } else if beta_here == 1.0 {
-                                    dst.iter_mut().zip(row).for_each(|(x, &v)| *x += v);
-                                } else {
-                                    let bh = beta_here;
-                                    dst.iter_mut().zip(row).for_each(|(x, &v)| *x = v + bh * *x);
-                                }
-                            }
-                            continue;
-                        }
+    for BBlock {
+        jc,
+        nc,
+        pc,
+        kc,
+        off,
+        len,
+    } in b_blocks(k, n, nr)
+    {
+        let bp: &[f32] = match b {
+            BSource::Strided(b) => {
+                pack_b(kc, nc, nr, b, pc, jc, bp);
+                bp
+            }
+            BSource::Packed(p, packed_nr) => {
+                assert_eq!(packed_nr, nr, "B packed for another micro-kernel");
+                &p[off..off + len]
+            }
+        };
+        // The first depth block applies beta; later ones accumulate.
+        let beta_here = if pc == 0 { beta } else { 1.0 };
+        for ic in (0..m).step_by(MC) {
+            let mc = MC.min(m - ic);
+            pack_a(mc, kc, mr, a, ic, pc, ap);
+            for jr in (0..nc).step_by(nr) {
+                let nr_here = nr.min(nc - jr);
+                let b_panel = &bp[(jr / nr) * kc * nr..(jr / nr + 1) * kc * nr];
+                for ir in (0..mc).step_by(mr) {
+                    let mr_here = mr.min(mc - ir);
+                    let a_panel = &ap[(ir / mr) * kc * mr..(ir / mr + 1) * kc * mr];
+                    K::tile(kc, a_panel, b_panel, &mut tile);
+                    let (i0, j0) = (ic + ir, jc + jr);
+                    if ccs == 1 && nr_here == nr {
+                        // Whole rows of unit stride: loops of the constant length `nr`,
+                        // which the compiler vectorises.
                         for i in 0..mr_here {
-                            let row = &tile[i * nr..i * nr + nr_here];
-                            for (j, &v) in row.iter().enumerate() {
-                                let x = &mut cd[(i0 + i) * crs + (j0 + j) * ccs];
-                                *x = if beta_here == 0.0 {
-                                    v
-                                } else {
-                                    v + beta_here * *x
-                                };
+                            let row = &tile[i * nr..(i + 1) * nr];
+                            let dst = &mut cd[(i0 + i) * crs + j0..][..nr];
+                            if beta_here == 0.0 {
+                                dst.copy_from_slice(row);
+                            } else if beta_here == 1.0 {
+                                dst.iter_mut().zip(row).for_each(|(x, &v)| *x += v);
+                            } else {
+                                let bh = beta_here;
+                                dst.iter_mut().zip(row).for_each(|(x, &v)| *x = v + bh * *x);
                             }
+                        }
+                        continue;
+                    }
+                    for i in 0..mr_here {
+                        let row = &tile[i * nr..i * nr + nr_here];
+                        for (j, &v) in row.iter().enumerate() {
+                            let x = &mut cd[(i0 + i) * crs + (j0 + j) * ccs];
+                            *x = if beta_here == 0.0 {
+                                v
+                            } else {
+                                v + beta_here * *x
+                            };
                         }
                     }
                 }
