@@ -99,7 +99,8 @@ struct EvalPart {
     ws: Workspace,
     probe: KtiwProbe,
     alpha_mean: Vec<f32>, // (rows, Lt, Ls)
-    /// The metrics of the latest part evaluated and not yet taken (helpers) or merged.
+    /// The latest part's metrics until they are taken (replicas other than 0); on replica
+    /// 0, the weighted sum of the parts gathered so far, until it is recorded.
     done: Option<Evaluation>,
 }
 
@@ -129,11 +130,10 @@ pub struct Trainer {
     eval_batch: Batch,
     eval_ws: Workspace,
     probe: KtiwProbe,
-    /// Sharded runs: the rows `lo..hi` of the evaluation batch this replica evaluates, its
-    /// buffers for them, and the weighted sum of the parts gathered so far.
+    /// Sharded runs: the rows `lo..hi` of the evaluation batch this replica evaluates and
+    /// its buffers for them.
     eval_shard: Shard,
     part: Option<EvalPart>,
-    part_sum: Option<Evaluation>,
     eval_alpha: Vec<f32>, // (K, Be, Lt, Ls) attention of each head on the evaluation batch
     eval_alpha_mean: Vec<f32>, // (Be, Lt, Ls)
     eval_beta: Vec<f32>,  // (Be, Lt, Ls) KTIW probe
@@ -172,7 +172,6 @@ impl Trainer {
             probe: KtiwProbe::new(&model, be, ls, lt),
             eval_shard: Shard::new(0, 1, be),
             part: None,
-            part_sum: None,
             eval_alpha: vec![0.0; config.heads * be * lt * ls],
             eval_alpha_mean: vec![0.0; be * lt * ls],
             eval_beta: vec![0.0; be * lt * ls],
@@ -267,7 +266,6 @@ impl Trainer {
         } else {
             (Shard::new(0, 1, be), None)
         };
-        self.part_sum = None;
         Ok(())
     }
 
@@ -377,10 +375,11 @@ impl Trainer {
         for (k, a) in part.ws.alpha.chunks_exact(sh.len() * per).enumerate() {
             self.eval_alpha[(k * be + sh.lo) * per..(k * be + sh.hi) * per].copy_from_slice(a);
         }
-        part.done = Some(e);
-        if self.shard.index == 0 {
-            self.part_sum = Some(scaled(&e, sh.len() as f32 / be as f32));
-        }
+        part.done = Some(if self.shard.index == 0 {
+            scaled(&e, sh.len() as f32 / be as f32)
+        } else {
+            e
+        });
     }
 
     /// Sharded runs, replicas other than 0: the part evaluated at the last step, if one
@@ -388,6 +387,9 @@ impl Trainer {
     pub fn take_evaluation_part(&mut self) -> Option<EvaluationPart<'_>> {
         let sh = self.eval_shard;
         let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
+        if self.shard.index == 0 {
+            return None; // replica 0's `done` is the sum it gathers
+        }
         let part = self.part.as_mut()?;
         let evaluation = part.done.take()?;
         Some(EvaluationPart {
@@ -402,7 +404,7 @@ impl Trainer {
     /// Sharded runs, replica 0: whether its own part of an evaluation is waiting for the
     /// other replicas' ([`Trainer::add_evaluation_part`], then [`Trainer::finish_evaluation`]).
     pub fn evaluation_pending(&self) -> bool {
-        self.part_sum.is_some()
+        self.shard.index == 0 && self.part.as_ref().is_some_and(|p| p.done.is_some())
     }
 
     /// Replica 0: adds another replica's part (its metrics weighted by its rows, its maps
@@ -412,7 +414,7 @@ impl Trainer {
         let per = self.eval_batch.tgt_len * self.eval_batch.src_len;
         let rows = part.hi.saturating_sub(part.lo);
         let heads = self.config.heads;
-        let Some(sum) = self.part_sum.as_mut() else {
+        let Some(sum) = self.part.as_mut().and_then(|p| p.done.as_mut()) else {
             return Err("no evaluation is waiting for parts".into());
         };
         if part.evaluation.step != sum.step
@@ -442,10 +444,7 @@ impl Trainer {
 
     /// Replica 0: records the evaluation gathered from every part.
     pub fn finish_evaluation(&mut self) {
-        if let Some(e) = self.part_sum.take() {
-            if let Some(part) = self.part.as_mut() {
-                part.done = None;
-            }
+        if let Some(e) = self.part.as_mut().and_then(|p| p.done.take()) {
             self.record(e);
         }
     }
@@ -472,7 +471,9 @@ impl Trainer {
             self.step,
         );
         self.eval_alpha.copy_from_slice(&self.eval_ws.alpha);
-        self.part_sum = None;
+        if let Some(part) = self.part.as_mut() {
+            part.done = None; // a part of an earlier step is not waited for any more
+        }
         self.record(e);
         e
     }
