@@ -4,7 +4,7 @@
 
 use crate::kernels::{add_bias_rows, math, matmul_nt, max_of};
 use crate::model::params::Tensors;
-use crate::model::{average_head_contexts, Seq2Seq, Workspace};
+use crate::model::{Seq2Seq, Workspace};
 use crate::tasks::Batch;
 
 /// Index of the largest value (the first one on ties).
@@ -96,12 +96,12 @@ pub fn mean_agreement(a: &[f32], b: &[f32], tgt_len: usize, src_len: usize) -> f
 /// `p_{t,s} = softmax(W_o tanh(W_d d_t + W_c' c_s + b) + b_o)[y_t]` with
 /// `c_s = mean_k (W_c^k h_s + b_c^k)`, and `β_{t,s} = log(p / (1 − p))`.
 /// The pre-activation splits into a part per target step and one per source position,
-/// so the grid costs one product per sequence.
+/// `u_t + v_s` with `v_s = Σ_k M_k h_s` through the forward pass's fused context maps
+/// `M_k = W_c' W_c^k / K` (its bias is in `u_t`), so the grid costs one product per sequence.
 #[derive(Clone, Debug)]
 pub struct KtiwProbe {
-    u: Vec<f32>,      // (Lt, B, H)   W_d d_t + b
-    cproj: Vec<f32>,  // (Ls, B, H)   c_s
-    v: Vec<f32>,      // (Ls, B, H)   W_c' c_s
+    u: Vec<f32>,      // (Lt, B, H)   W_d d_t + b_comb + W_c' mean_k b_c^k
+    v: Vec<f32>,      // (Ls, B, H)   Σ_k M_k h_s
     grid: Vec<f32>,   // (Lt·Ls, H)   tanh(u_t + v_s) of one sequence
     logits: Vec<f32>, // (Lt·Ls, NT)
 }
@@ -111,7 +111,6 @@ impl KtiwProbe {
         let (h, nt) = (model.dims.hidden, model.dims.n_tok);
         KtiwProbe {
             u: vec![0.0; tgt_len * batch * h],
-            cproj: vec![0.0; src_len * batch * h],
             v: vec![0.0; src_len * batch * h],
             grid: vec![0.0; tgt_len * src_len * h],
             logits: vec![0.0; tgt_len * src_len * nt],
@@ -132,20 +131,24 @@ impl KtiwProbe {
         let (bsz, ls, lt) = (ws.batch, ws.src_len, ws.tgt_len);
         let d = &ws.dec.h[bsz * h..]; // (Lt, B, H)
         matmul_nt(lt * bsz, h, h, d, h, p.w_comb, 2 * h, 0.0, &mut self.u, h);
-        add_bias_rows(&mut self.u, p.b_comb);
-        average_head_contexts(p, model.dims, ls * bsz, |_| &ws.h_enc, &mut self.cproj);
-        matmul_nt(
-            ls * bsz,
-            h,
-            h,
-            &self.cproj,
-            h,
-            &p.w_comb[h..],
-            2 * h,
-            0.0,
-            &mut self.v,
-            h,
-        );
+        add_bias_rows(&mut self.u, &ws.b_ctx);
+        let hs = model.dims.enc_width();
+        for head in 0..model.dims.heads {
+            let m_k = &ws.m_ctx[head * h * hs..(head + 1) * h * hs];
+            let beta = if head == 0 { 0.0 } else { 1.0 };
+            matmul_nt(
+                ls * bsz,
+                h,
+                hs,
+                &ws.h_enc,
+                hs,
+                m_k,
+                hs,
+                beta,
+                &mut self.v,
+                h,
+            );
+        }
         let mut score = 0.0f64;
         for b in 0..bsz {
             for t in 0..lt {

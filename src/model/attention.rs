@@ -1,6 +1,6 @@
 //! One attention head, forward and backward: scores `e_{t,s} = (W_q d_t + b_q) · h_s`,
 //! weights `α = softmax_s(e)` (or uniform), raw context `Σ_s α_{t,s} h_s`. The projection
-//! `W_c` and the averaging over heads belong to the caller (`model/mod.rs`).
+//! `W_c` and the averaging over heads belong to the output layer (`model/output.rs`).
 
 use crate::kernels::{add_bias_rows, matmul_nn, matmul_nt, matmul_tn, softmax_rows, sum_rows_into};
 

@@ -1,6 +1,7 @@
 //! The seq2seq model of SCIENCE.md 1.1: shared embedding, LSTM encoder (one or two
 //! directions), LSTM decoder started from the encoder's final state and teacher forced,
-//! `K` attention heads whose projected contexts are averaged, and the output layer.
+//! `K` attention heads whose projected contexts are averaged, and the output layer (which
+//! applies each head's context projection fused with its own context weights).
 //! `Workspace` owns every activation of a batch size, so a step allocates nothing.
 
 pub mod attention;
@@ -8,11 +9,12 @@ pub mod lstm;
 pub mod output;
 pub mod params;
 
-use crate::kernels::{matmul_nn, matmul_nt, matmul_tn, sum_rows_into};
 use crate::tasks::Batch;
 use attention::{attention_backward, attention_forward, AttnShape, Weights};
 use lstm::{lstm_backward, lstm_forward, LstmCache, LstmGrads, LstmScratch, LstmWeights};
-use output::{output_backward, output_forward};
+use output::{
+    context_backward, fuse_context, fused_bias_backward, output_backward, output_forward, OutShape,
+};
 use params::{Dims, Layout, Tensors};
 
 /// The model's structure: sizes, parameter layout and how attention is computed.
@@ -38,13 +40,15 @@ pub struct Workspace {
     pub q: Vec<f32>,         // (K, Lt, B, Hs) queries
     pub alpha: Vec<f32>,     // (K, B, Lt, Ls) attention weights
     pub ctx: Vec<f32>,       // (K, Lt, B, Hs) raw contexts Σ_s α h_s
-    pub c: Vec<f32>,         // (Lt, B, H) projected contexts averaged over heads
+    pub m_ctx: Vec<f32>,     // (K, H, Hs) W_c' W_c^k / K, the fused context maps
+    pub b_ctx: Vec<f32>,     // (H,) b_comb + W_c' mean_k b_c^k, the fused bias
     pub act: Vec<f32>,       // (Lt, B, H) tanh(W [d; c] + b)
     pub logp: Vec<f32>,      // (Lt, B, NT) log-probabilities
     dlogits: Vec<f32>,       // (Lt, B, NT)
     dact: Vec<f32>,          // (Lt, B, H)
     dd: Vec<f32>,            // (Lt, B, H) gradient w.r.t. decoder outputs
-    dc: Vec<f32>,            // (Lt, B, H) gradient w.r.t. one head's projected context
+    dbias: Vec<f32>,         // (H,) gradient w.r.t. the fused bias
+    g_m: Vec<f32>,           // (H, Hs) gradient w.r.t. one head's fused context map
     dctx: Vec<f32>,          // (Lt, B, Hs)
     dalpha: Vec<f32>,        // (Lt, Ls)
     dq: Vec<f32>,            // (Lt, B, Hs)
@@ -84,13 +88,15 @@ impl Seq2Seq {
             q: vec![0.0; k * lt * b * hs],
             alpha: vec![0.0; k * b * lt * ls],
             ctx: vec![0.0; k * lt * b * hs],
-            c: vec![0.0; lt * b * h],
+            m_ctx: vec![0.0; k * h * hs],
+            b_ctx: vec![0.0; h],
             act: vec![0.0; lt * b * h],
             logp: vec![0.0; lt * b * nt],
             dlogits: vec![0.0; lt * b * nt],
             dact: vec![0.0; lt * b * h],
             dd: vec![0.0; lt * b * h],
-            dc: vec![0.0; lt * b * h],
+            dbias: vec![0.0; h],
+            g_m: vec![0.0; h * hs],
             dctx: vec![0.0; lt * b * hs],
             dalpha: vec![0.0; lt * ls],
             dq: vec![0.0; lt * b * hs],
@@ -99,6 +105,16 @@ impl Seq2Seq {
             dh0: vec![0.0; b * h],
             dc0: vec![0.0; b * h],
             lstm: LstmScratch::new(ls.max(lt), b, h, nt),
+        }
+    }
+
+    fn out_shape(&self, n: usize) -> OutShape {
+        OutShape {
+            n,
+            h: self.dims.hidden,
+            hs: self.dims.enc_width(),
+            k: self.dims.heads,
+            nt: self.dims.n_tok,
         }
     }
 
@@ -141,10 +157,10 @@ impl Seq2Seq {
         weights: Weights,
     ) -> f32 {
         let Dims {
-            n_tok: nt,
             hidden: h,
             dirs,
             heads: k,
+            ..
         } = self.dims;
         let hs = self.dims.enc_width();
         let (bsz, ls, lt) = (ws.batch, ws.src_len, ws.tgt_len);
@@ -194,7 +210,7 @@ impl Seq2Seq {
         };
         lstm_forward(&dec_w, p.embedding, &batch.target_in, &mut ws.dec);
         let d = &ws.dec.h[bh..]; // (Lt, B, H)
-                                 // Attention heads; c = (1/K) Σ_k (W_c^k ctx_k + b_c^k).
+                                 // Attention heads, each giving its raw context ctx_k.
         let sh = self.attn_shape(ws);
         let n = lt * bsz;
         let (qn, an) = (n * hs, bsz * lt * ls);
@@ -205,21 +221,23 @@ impl Seq2Seq {
             let (w_q, b_q) = head_query(p, head, h, hs);
             attention_forward(sh, weights, d, &ws.h_enc, w_q, b_q, q, alpha, ctx);
         }
-        average_head_contexts(
-            p,
-            self.dims,
-            n,
-            |head| &ws.ctx[head * qn..(head + 1) * qn],
-            &mut ws.c,
-        );
-        output_forward(
-            n,
-            h,
-            nt,
-            d,
-            &ws.c,
+        let os = self.out_shape(n);
+        fuse_context(
+            os,
             p.w_comb,
             p.b_comb,
+            p.w_c,
+            p.b_c,
+            &mut ws.m_ctx,
+            &mut ws.b_ctx,
+        );
+        output_forward(
+            os,
+            d,
+            &ws.ctx,
+            &ws.m_ctx,
+            &ws.b_ctx,
+            p.w_comb,
             p.w_out,
             p.b_out,
             &batch.target_out,
@@ -238,10 +256,10 @@ impl Seq2Seq {
         batch: &Batch,
     ) {
         let Dims {
-            n_tok: nt,
             hidden: h,
             dirs,
             heads: k,
+            ..
         } = self.dims;
         let hs = self.dims.enc_width();
         let (bsz, ls, lt) = (ws.batch, ws.src_len, ws.tgt_len);
@@ -250,12 +268,10 @@ impl Seq2Seq {
         grads.fill(0.0);
         let g = self.layout.split_mut(grads);
         let d = &ws.dec.h[bh..]; // (Lt, B, H)
+        let os = self.out_shape(n);
         output_backward(
-            n,
-            h,
-            nt,
+            os,
             d,
-            &ws.c,
             &ws.act,
             &ws.logp,
             &batch.target_out,
@@ -267,22 +283,27 @@ impl Seq2Seq {
             g.b_out,
             &mut ws.dlogits,
             &mut ws.dact,
+            &mut ws.dbias,
             &mut ws.dd,
-            &mut ws.dc,
         );
-        // c = (1/K) Σ_k (ctx_k W_c^kᵀ + b_c^k): each head sees dc / K.
-        let inv_k = 1.0 / k as f32;
-        ws.dc.iter_mut().for_each(|x| *x *= inv_k);
+        fused_bias_backward(os, &ws.dbias, p.w_comb, p.b_c, g.w_comb, g.b_c);
         ws.dh_enc.fill(0.0);
         let sh = self.attn_shape(ws);
         let (qn, an) = (n * hs, bsz * lt * ls);
         for head in 0..k {
-            let ctx = &ws.ctx[head * qn..(head + 1) * qn];
-            let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
-            let g_w_c = &mut g.w_c[head * h * hs..(head + 1) * h * hs];
-            matmul_tn(h, hs, n, &ws.dc, h, ctx, hs, 1.0, g_w_c, hs);
-            sum_rows_into(&mut g.b_c[head * h..(head + 1) * h], &ws.dc);
-            matmul_nn(n, hs, h, &ws.dc, h, w_c, hs, 0.0, &mut ws.dctx, hs);
+            let hw = head * h * hs..(head + 1) * h * hs;
+            context_backward(
+                os,
+                &ws.dact,
+                &ws.ctx[head * qn..(head + 1) * qn],
+                &ws.m_ctx[hw.clone()],
+                p.w_comb,
+                &p.w_c[hw.clone()],
+                g.w_comb,
+                &mut g.w_c[hw],
+                &mut ws.g_m,
+                &mut ws.dctx,
+            );
             let (w_q, _) = head_query(p, head, h, hs);
             let (g_w_q, g_b_q) = (
                 &mut g.w_q[head * hs * h..(head + 1) * hs * h],
@@ -362,31 +383,6 @@ impl Seq2Seq {
                 g.embedding,
                 &mut ws.lstm,
             );
-        }
-    }
-}
-
-/// `out` (rows, H) = (1/K) Σ_k (W_c^k x_k + b_c^k): the heads' projected contexts averaged,
-/// where `x_of_head(k)` (rows, Hs) is head k's input (its raw context, or for the KTIW
-/// probe the encoder outputs themselves).
-pub fn average_head_contexts<'a>(
-    p: &Tensors<&[f32]>,
-    dims: Dims,
-    rows: usize,
-    x_of_head: impl Fn(usize) -> &'a [f32],
-    out: &mut [f32],
-) {
-    let (h, k, hs) = (dims.hidden, dims.heads, dims.enc_width());
-    for head in 0..k {
-        let w_c = &p.w_c[head * h * hs..(head + 1) * h * hs];
-        let beta = if head == 0 { 0.0 } else { 1.0 };
-        matmul_nt(rows, h, hs, x_of_head(head), hs, w_c, hs, beta, out, h);
-    }
-    let inv_k = 1.0 / k as f32;
-    for row in out.chunks_exact_mut(h) {
-        for (j, x) in row.iter_mut().enumerate() {
-            let bias: f32 = (0..k).map(|head| p.b_c[head * h + j]).sum();
-            *x = (*x + bias) * inv_k;
         }
     }
 }
