@@ -13,6 +13,7 @@ const shapes = /** @type {const} */ ([
   [1024, 5248, 256, true, false, 'dW_hh = dgatesᵀ·h'],
   [5248, 256, 256, false, true, 'W·[d; c] over all tokens'],
   [41, 256, 41, false, true, 'scores of one sequence'],
+  [41, 41, 256, false, false, 'context α·h of one sequence'],
 ]);
 /** @type {any[]} */
 const results = [];

@@ -23,6 +23,9 @@ fn gemm_matches_the_scalar_reference_on_odd_sizes() {
         (61, 27, 259),
         (4, 8, 8),
         (9, 1030, 261), // beyond one packed block of B's columns and of the depth
+        (6, 10, 29),    // the dot-product kernel's edge tiles, with depths left over
+        (3, 9, 29),     // at each of their unrollings
+        (41, 41, 256),  // one sequence's attention scores at the paper size
     ];
     let oracles: [(&str, GemmFn); 1] = [("scalar", scalar::gemm)];
     check_gemm(

@@ -29,12 +29,13 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
 
 /// The products of the paper-size step that take its time: (m, k, n, A read transposed,
 /// B read transposed, what it is), as in `bench/wasm-bench.js`.
-const SHAPES: [(usize, usize, usize, bool, bool, &str); 5] = [
+const SHAPES: [(usize, usize, usize, bool, bool, &str); 6] = [
     (128, 256, 1024, false, true, "LSTM step h·W_hhᵀ"),
     (128, 1024, 256, false, false, "LSTM backward dgates·W_hh"),
     (1024, 5248, 256, true, false, "dW_hh = dgatesᵀ·h"),
     (5248, 256, 256, false, true, "W·[d; c] over all tokens"),
     (41, 256, 41, false, true, "scores of one sequence"),
+    (41, 41, 256, false, false, "context α·h of one sequence"),
 ];
 
 fn main() {

@@ -69,6 +69,12 @@ impl<'a> MatMut<'a> {
 /// C (m×n) = A (m×k) · B (k×n) + beta · C. With `beta == 0` the old C is ignored (NaN-safe).
 /// Allocates nothing (its packing buffers are per thread, made on first use).
 pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    // Small `A·Bᵀ` products whose operands both run along the depth: dot products, unpacked.
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    if a.cs == 1 && b.rs == 1 && c.cs == 1 && simd128::dot_pays(m, n) {
+        simd128::gemm_dot(m, n, k, a.data, a.rs, b.data, b.cs, beta, c.data, c.rs);
+        return;
+    }
     blocked::gemm(m, n, k, a, b, beta, c);
 }
 

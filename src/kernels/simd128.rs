@@ -1,6 +1,7 @@
-//! The wasm `simd128` micro-kernel: a 4×8 tile held in eight `v128` accumulators, fed by
-//! two vector loads of packed B and four broadcasts of packed A per depth step. With the
-//! `relaxed-simd` target feature the multiply-add is fused (`f32x4.relaxed_madd`).
+//! The wasm `simd128` kernels: the blocked gemm's micro-kernel, a 4×8 tile held in eight
+//! `v128` accumulators fed by two vector loads of packed B and four broadcasts of packed A
+//! per depth step; and `gemm_dot`, the unpacked dot-product kernel for small `A·Bᵀ`. With
+//! the `relaxed-simd` target feature the multiply-add is fused (`f32x4.relaxed_madd`).
 
 use super::blocked::{MicroKernel, MAX_TILE};
 use core::arch::wasm32::*;
@@ -95,4 +96,166 @@ pub fn interleave4(dst: &mut [f32], src: &[f32], ld: usize, w: usize, kc: usize)
         }
     }
     full
+}
+
+/// Rows and columns of the dot-product tile of [`gemm_dot`]: 2×4 dot products in eight
+/// accumulators, fed by six vector loads per four depth steps.
+const DOT_ROWS: usize = 2;
+const DOT_COLS: usize = 4;
+
+/// Whether [`gemm_dot`] beats the blocked kernel on an m×n output (measured at the paper's
+/// 41×41 and 40×40 scores): small, and the blocked kernel's 4×8 tiles would pad it by more
+/// than a tenth.
+pub fn dot_pays(m: usize, n: usize) -> bool {
+    m <= 64 && n <= 64 && 10 * m.next_multiple_of(ROWS) * n.next_multiple_of(8) > 11 * m * n
+}
+
+/// C (m×n) = A (m×k) · Bᵀ + beta·C, where the rows of A (`lda` apart) and of B (n×k, `ldb`
+/// apart) both run along the depth with unit stride, and C's rows are `ldc` apart. Dot
+/// products over the rows themselves: nothing is packed and no tile is padded, which is what
+/// small products with a long depth want (the attention scores of one sequence, 41×256·256×41
+/// at the paper size, where 4×8 tiles would compute 44×48 entries for 41×41).
+#[allow(clippy::too_many_arguments)]
+pub fn gemm_dot(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
+    if m == 0 || n == 0 {
+        return;
+    }
+    assert!(
+        a.len() >= (m - 1) * lda + k && b.len() >= (n - 1) * ldb + k,
+        "gemm_dot: operand shorter than its shape"
+    );
+    assert!(
+        c.len() >= (m - 1) * ldc + n,
+        "gemm_dot: C shorter than its shape"
+    );
+    let mut i = 0;
+    while i < m {
+        let rows = DOT_ROWS.min(m - i);
+        let mut j = 0;
+        while j < n {
+            let cols = DOT_COLS.min(n - j);
+            let mut out = [[0.0f32; DOT_COLS]; DOT_ROWS];
+            // SAFETY (every call): rows i..i+rows < m and j..j+cols < n, each read k floats
+            // long, inside the extents asserted above.
+            let (ap, bp) = unsafe { (a.as_ptr().add(i * lda), b.as_ptr().add(j * ldb)) };
+            unsafe {
+                match (rows, cols) {
+                    (2, 4) => dot_tile::<2, 4, 1>(k, ap, lda, bp, ldb, &mut out),
+                    (2, 3) => dot_tile::<2, 3, 1>(k, ap, lda, bp, ldb, &mut out),
+                    (2, 2) => dot_tile::<2, 2, 2>(k, ap, lda, bp, ldb, &mut out),
+                    (2, _) => dot_tile::<2, 1, 4>(k, ap, lda, bp, ldb, &mut out),
+                    (_, 4) => dot_tile::<1, 4, 2>(k, ap, lda, bp, ldb, &mut out),
+                    (_, 3) => dot_tile::<1, 3, 2>(k, ap, lda, bp, ldb, &mut out),
+                    (_, 2) => dot_tile::<1, 2, 4>(k, ap, lda, bp, ldb, &mut out),
+                    _ => dot_tile::<1, 1, 8>(k, ap, lda, bp, ldb, &mut out),
+                }
+            }
+            for (r, row) in out.iter().enumerate().take(rows) {
+                let dst = &mut c[(i + r) * ldc + j..][..cols];
+                for (x, &v) in dst.iter_mut().zip(row) {
+                    *x = if beta == 0.0 { v } else { v + beta * *x };
+                }
+            }
+            j += cols;
+        }
+        i += rows;
+    }
+}
+
+/// `out[r][q] = Σ_p a[r·lda + p] · b[q·ldb + p]` for r < R, q < C: R·C dot products of length
+/// `k`, four depth steps per vector. Narrow tiles split the depth over `U` accumulator sets,
+/// so that every tile keeps eight multiply-adds in flight (R·C·U = 8: the fused
+/// multiply-add's latency times its throughput); the last `k mod 4` steps are scalar.
+///
+/// # Safety
+/// `a` must hold R rows and `b` C rows of `k` floats at the given strides.
+#[inline(never)]
+unsafe fn dot_tile<const R: usize, const C: usize, const U: usize>(
+    k: usize,
+    a: *const f32,
+    lda: usize,
+    b: *const f32,
+    ldb: usize,
+    out: &mut [[f32; DOT_COLS]; DOT_ROWS],
+) {
+    let mut acc = [[[f32x4_splat(0.0); C]; R]; U];
+    let step = |acc: &mut [[v128; C]; R], p: usize| {
+        let mut bv = [f32x4_splat(0.0); C];
+        for (q, v) in bv.iter_mut().enumerate() {
+            *v = v128_load(b.add(q * ldb + p) as *const v128);
+        }
+        for (r, row) in acc.iter_mut().enumerate() {
+            let av = v128_load(a.add(r * lda + p) as *const v128);
+            for (x, &v) in row.iter_mut().zip(&bv) {
+                *x = madd(av, v, *x);
+            }
+        }
+    };
+    let (k4, ku) = (k / 4 * 4, k / (4 * U) * (4 * U));
+    let mut p = 0;
+    while p < ku {
+        for (u, set) in acc.iter_mut().enumerate() {
+            step(set, p + 4 * u);
+        }
+        p += 4 * U;
+    }
+    while p < k4 {
+        step(&mut acc[0], p);
+        p += 4;
+    }
+    for r in 0..R {
+        let mut row = acc[0][r];
+        for set in &acc[1..] {
+            for (x, y) in row.iter_mut().zip(&set[r]) {
+                *x = f32x4_add(*x, *y);
+            }
+        }
+        let sums = horizontal_sums(&row);
+        for q in 0..C {
+            let mut s = sums[q];
+            for p in k4..k {
+                s += *a.add(r * lda + p) * *b.add(q * ldb + p);
+            }
+            out[r][q] = s;
+        }
+    }
+}
+
+/// The lane sums of up to four vectors, `[Σ v₀, Σ v₁, Σ v₂, Σ v₃]` (zero past `v.len()`), by
+/// two rounds of shuffles and adds.
+#[inline(always)]
+fn horizontal_sums(v: &[v128]) -> [f32; 4] {
+    let z = f32x4_splat(0.0);
+    let at = |q: usize| if q < v.len() { v[q] } else { z };
+    let (v0, v1, v2, v3) = (at(0), at(1), at(2), at(3));
+    // [v0₀+v0₂, v1₀+v1₂, v0₁+v0₃, v1₁+v1₃] and the same for v2, v3.
+    let t0 = f32x4_add(
+        i32x4_shuffle::<0, 4, 1, 5>(v0, v1),
+        i32x4_shuffle::<2, 6, 3, 7>(v0, v1),
+    );
+    let t1 = f32x4_add(
+        i32x4_shuffle::<0, 4, 1, 5>(v2, v3),
+        i32x4_shuffle::<2, 6, 3, 7>(v2, v3),
+    );
+    let s = f32x4_add(
+        i32x4_shuffle::<0, 1, 4, 5>(t0, t1),
+        i32x4_shuffle::<2, 3, 6, 7>(t0, t1),
+    );
+    [
+        f32x4_extract_lane::<0>(s),
+        f32x4_extract_lane::<1>(s),
+        f32x4_extract_lane::<2>(s),
+        f32x4_extract_lane::<3>(s),
+    ]
 }
