@@ -1,10 +1,12 @@
 // @ts-check
-// Boots the page: picks the wasm build, starts the trainer's worker, builds the controls
-// from state.js, and redraws the views from the latest snapshot at most once per animation
-// frame. Data flows one way: settings → worker → snapshot → views.
+// Boots the page: picks the wasm build, starts the trainer's worker, reads the link
+// (url.js), builds the controls from state.js, and redraws the views from the latest
+// snapshot at most once per animation frame, writing the current state back to the URL.
+// Data flows one way: settings → worker → snapshot → views.
 
 import { detectVariant, VARIANTS } from './variant.js';
 import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSetting, tokenName } from './state.js';
+import { readLink, writeLink, same } from './url.js';
 import { Heatmap } from './views/heatmap.js';
 import { LineChart } from './views/chart.js';
 
@@ -32,10 +34,26 @@ const ui = {
   /** @type {Worker | null} */ worker: null,
   /** @type {Worker[]} the helper workers of a data-parallel run */ helpers: [],
   /** 'auto' or a count of workers. @type {'auto' | number} */
-  workers: /** @type {'auto' | number} */ (Number(params.get('workers')) || 'auto'),
+  workers: /** @type {'auto' | number} */ ('auto'),
   /** @type {Record<string, Record<string, unknown>>} */ presets: {},
   /** @type {Record<string, unknown>} */ config: {},
+  /** The preset the run started from (the settings may since differ from it). */
   preset: DEFAULT_PRESET,
+  /** Whether the link has been read (once, when the presets are known). */
+  linkRead: false,
+  /** The link's config fields the trainer has not accepted yet (null once it has).
+   * @type {Record<string, unknown> | null} */
+  linkPending: null,
+  /** What of the link had to be ignored, said once. @type {string[]} */
+  linkProblems: [],
+  /** The page switches of the link (variant, embed, …), written back unchanged.
+   * @type {[string, string][]} */
+  passthrough: [],
+  /** The query string last written to the address bar. */
+  linkWritten: '',
+  /** The training loss of every step of the run. @type {number[]} */ losses: [],
+  /** The settings the form shows, as JSON. */
+  formConfig: '',
   running: false,
   speed: DEFAULT_SPEED,
   seq: 0,
@@ -81,8 +99,9 @@ function workerCount(config) {
   return batch >= 64 ? Math.max(1, Math.min(navigator.hardwareConcurrency || 1, 8)) : 1;
 }
 
-/** Starts a fresh worker (and its helpers) on `config`; also the way out of a panic. */
-function startWorker(/** @type {Record<string, unknown>} */ config, play = false) {
+/** Starts a fresh worker (and its helpers) on `config` (null: only load the wasm and
+ * report the presets); also the way out of a panic. */
+function startWorker(/** @type {Record<string, unknown> | null} */ config, play = false) {
   ui.worker?.terminate();
   for (const h of ui.helpers) h.terminate();
   const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
@@ -90,7 +109,7 @@ function startWorker(/** @type {Record<string, unknown>} */ config, play = false
   w.addEventListener('message', (e) => onMessage(/** @type {MessageEvent<FromWorker>} */ (e).data));
   w.addEventListener('error', (e) => showPanic(e.message || 'the worker failed to start'));
   send({ type: 'init', variant, config, speed: ui.speed, play: false });
-  const n = workerCount(config);
+  const n = config ? workerCount(config) : 1;
   ui.helpers = [];
   /** @type {MessagePort[]} */
   const ports = [];
@@ -113,10 +132,15 @@ function onMessage(msg) {
       $('variant').textContent = msg.variant;
       ui.presets = msg.presets;
       fillPresets();
+      if (!ui.linkRead) applyLink();
       break;
     case 'snapshot':
       ui.history.length = Math.min(ui.history.length, msg.historyFrom);
       ui.history.push(...msg.history);
+      ui.losses.length = Math.min(ui.losses.length, msg.lossesFrom);
+      ui.losses.push(...msg.losses);
+      if (ui.linkPending) linkAccepted(msg.config);
+      else syncForm(msg.config);
       ui.latest = msg;
       ui.running = msg.running;
       ui.config = msg.config;
@@ -125,7 +149,8 @@ function onMessage(msg) {
       ui.dirty = true;
       break;
     case 'error':
-      showFieldError(msg.field, msg.message, msg.where);
+      if (ui.linkPending && msg.where === 'config') linkRefused(msg.field, msg.message);
+      else showFieldError(msg.field, msg.message, msg.where);
       break;
     case 'diverged':
       ui.running = false;
@@ -141,6 +166,98 @@ function onMessage(msg) {
     case 'lr':
       clearFieldError('learning_rate');
       break;
+  }
+}
+
+// --- the link --------------------------------------------------------------------------
+/** Applies the page's link: its preset, settings and view. What cannot be used is said
+ * once and ignored. */
+function applyLink() {
+  ui.linkRead = true;
+  const link = readLink(location.search, ui.presets, DEFAULT_PRESET);
+  ui.preset = link.preset;
+  ui.passthrough = link.passthrough;
+  ui.linkProblems = link.problems;
+  ui.speed = link.view.speed ?? ui.speed;
+  ui.workers = link.view.workers ?? ui.workers;
+  ui.seq = link.view.seq ?? 0;
+  ui.head = link.view.head ?? -1;
+  /** @type {HTMLSelectElement} */ ($('speed')).value = String(ui.speed);
+  /** @type {HTMLSelectElement} */ ($('workers')).value = String(ui.workers);
+  ui.linkPending = link.overrides;
+  loadLinkConfig(params.get('autoplay') === '1');
+}
+
+/** Sends the link's preset with its remaining settings to the trainer. */
+function loadLinkConfig(play = false) {
+  const config = { ...ui.presets[ui.preset], ...ui.linkPending };
+  fillForm(config);
+  if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, play);
+  else {
+    send({ type: 'speed', speed: ui.speed });
+    send({ type: 'config', config });
+    if (play) send({ type: 'play' });
+  }
+  send({ type: 'select', seq: ui.seq, head: ui.head });
+}
+
+/** The trainer refused the link's settings: drop the one it names (or, if it names none
+ * of them, all of them) and try again with the rest.
+ * @param {string | undefined} field @param {string} message */
+function linkRefused(field, message) {
+  const pending = /** @type {Record<string, unknown>} */ (ui.linkPending);
+  if (field && field in pending) {
+    delete pending[field];
+    ui.linkProblems.push(message);
+  } else {
+    for (const k of Object.keys(pending)) delete pending[k];
+    ui.linkProblems.push(`${message} (the preset's settings are used instead)`);
+  }
+  loadLinkConfig(params.get('autoplay') === '1');
+}
+
+/** The first run of the link is built: say once what was ignored.
+ * @param {Record<string, unknown>} config */
+function linkAccepted(config) {
+  ui.linkPending = null;
+  syncForm(config);
+  if (ui.linkProblems.length) {
+    showStatus(`Ignored from the link: ${ui.linkProblems.join('; ')}. The rest of it applies.`, 'warn');
+  }
+}
+
+/** Keeps the address bar on the current run (only what differs from the defaults). */
+function syncLink() {
+  if (!ui.linkRead || ui.linkPending || !ui.latest) return;
+  const view = { speed: ui.speed, seq: ui.seq, head: ui.head, workers: ui.workers };
+  const q = writeLink({ preset: ui.preset, config: ui.config, view, passthrough: ui.passthrough },
+    ui.presets, DEFAULT_PRESET);
+  if (q === ui.linkWritten) return;
+  ui.linkWritten = q;
+  try {
+    history.replaceState(history.state, '', q + location.hash);
+  } catch {
+    // An opaque-origin sandbox refuses it; the copy-link button still gives the link.
+  }
+}
+
+/** The link of the current run: the address bar's, or built here if it could not be set. */
+function currentLink() {
+  syncLink();
+  return new URL(ui.linkWritten || location.search, location.href).href;
+}
+
+async function copyLink() {
+  const link = currentLink();
+  const box = /** @type {HTMLInputElement} */ ($('link-text'));
+  box.value = link;
+  $('link-box').hidden = false;
+  try {
+    await navigator.clipboard.writeText(link);
+    showStatus('Link copied: it opens this run, with these settings and this seed.', 'info');
+  } catch {
+    box.select();
+    showStatus('Copy the link from the box below (this page may not use the clipboard here).', 'info');
   }
 }
 
@@ -173,6 +290,7 @@ function draw() {
   }
   syncSelectors(s);
   syncPlay();
+  syncLink();
 }
 
 /** @param {number} x */
@@ -212,6 +330,9 @@ function syncSelectors(s) {
   }
   headSel.value = String(s.head);
   $('head-field').hidden = s.shape.heads < 2;
+  const base = ui.presets[ui.preset] ?? {};
+  const custom = Object.keys(base).some((k) => !same(s.config[k], base[k]));
+  /** @type {HTMLSelectElement} */ ($('preset')).value = custom ? 'custom' : ui.preset;
 }
 
 function syncPlay() {
@@ -297,6 +418,14 @@ function buildSettings() {
   }
 }
 
+/** Shows the trainer's settings in the form whenever they change. @param {Record<string, unknown>} config */
+function syncForm(config) {
+  const json = JSON.stringify(config);
+  if (json === ui.formConfig) return;
+  ui.formConfig = json;
+  fillForm(config);
+}
+
 /** Puts the current settings into the form. */
 function fillForm(/** @type {Record<string, unknown>} */ config) {
   for (const s of SETTINGS) {
@@ -342,7 +471,6 @@ function fillPresets() {
     new Option('custom', 'custom'),
   );
   sel.value = ui.preset;
-  fillForm(ui.presets[ui.preset]);
 }
 
 function wireControls() {
@@ -356,6 +484,7 @@ function wireControls() {
     syncPlay();
   });
   $('step-once').addEventListener('click', () => send({ type: 'step', n: 1 }));
+  $('copy-link').addEventListener('click', () => void copyLink());
   $('reset').addEventListener('click', () => send({ type: 'reset' }));
   $('new-seed').addEventListener('click', () => {
     const seed = Math.floor(Math.random() * 1_000_000);
@@ -407,8 +536,8 @@ function wireControls() {
 buildSettings();
 wireControls();
 for (const m of [alphaMap, betaMap]) m.setShowAligned(true);
-// The first run: empty settings are the trainer's defaults, i.e. the default preset.
-startWorker({}, params.get('autoplay') === '1');
+// Load the wasm first: the link is read against the presets it reports ('ready').
+startWorker(null);
 requestAnimationFrame(draw);
 
 // A handle for the end-to-end tests (reading state; nothing here is needed by the page).

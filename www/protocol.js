@@ -8,7 +8,7 @@
  */
 
 /**
- * @typedef {{ type: 'init', variant: string, config: Record<string, unknown>, speed: number, play: boolean }
+ * @typedef {{ type: 'init', variant: string, config: Record<string, unknown> | null, speed: number, play: boolean }
  *   | { type: 'config', config: Record<string, unknown> }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'lr', value: number }
@@ -19,12 +19,13 @@
 
 /**
  * One frame's worth of the run: the step, the evaluations from index `historyFrom` of the
- * run's history on (0 after a new run or a reset), and α / β of the selected
+ * run's history on (0 after a new run or a reset), the training losses of the steps from
+ * index `lossesFrom` on (likewise), and α / β of the selected
  * evaluation sequence (row-major, tgtLen × srcLen).
  * @typedef {{ type: 'snapshot', step: number, loss: number, stepsPerSecond: number, running: boolean,
  *   seq: number, head: number,
  *   shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
- *   historyFrom: number, history: Evaluation[], alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
+ *   historyFrom: number, history: Evaluation[], lossesFrom: number, losses: number[], alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
  *   source: Uint32Array, target: Uint32Array, aligned: Uint32Array,
  *   config: Record<string, unknown> }} Snapshot
  */

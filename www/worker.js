@@ -26,6 +26,9 @@ let frameCredit = 0;
 let seq = 0;
 let head = -1;
 let sentHistory = 0;
+/** The training loss of every step of the run, in order. @type {number[]} */
+let losses = [];
+let sentLosses = 0;
 let dead = false;
 /** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
 let rate = [];
@@ -106,6 +109,8 @@ function build(next) {
     helpers.forEach((p, i) => p.postMessage({ type: 'config', config, index: i + 1, count }));
   }
   sentHistory = 0;
+  losses = [];
+  sentLosses = 0;
   rate = [];
   const [, , heads, evalSeqs] = trainer.shape();
   seq = Math.min(seq, evalSeqs - 1);
@@ -124,6 +129,9 @@ function snapshot() {
   const historyFrom = sentHistory;
   const history = trainer.historySince(historyFrom);
   sentHistory = trainer.historyLength;
+  const lossesFrom = sentLosses;
+  const newLosses = losses.slice(lossesFrom);
+  sentLosses = losses.length;
   const now = performance.now();
   rate.push([now, trainer.step]);
   while (rate.length > 2 && now - rate[0][0] > 1000) rate.shift();
@@ -140,6 +148,8 @@ function snapshot() {
     shape: { tgtLen: lt, srcLen: ls, heads, evalSeqs },
     historyFrom,
     history,
+    lossesFrom,
+    losses: newLosses,
     alpha,
     beta,
     perHead,
@@ -205,6 +215,7 @@ async function parallelStep() {
     });
   });
   trainer.applyGradient(loss);
+  losses.push(trainer.lastLoss);
   if (!trainer.evaluationPending) return true;
   // Every replica evaluated its share of the evaluation batch: gather the parts.
   const parts = await Promise.all(applied);
@@ -237,7 +248,7 @@ function train(/** @type {number} */ n) {
     const before = trainer.step;
     let diverged = false;
     try {
-      trainer.steps(1);
+      losses.push(trainer.steps(1));
     } catch (e) {
       const err = /** @type {Error} */ (e);
       if (panicked(err)) return false;
@@ -299,7 +310,7 @@ async function handle(msg) {
       const presets = {};
       for (const name of wasm.presets()) presets[name] = wasm.preset(name);
       post({ type: 'ready', variant: wasm.kernelVariant(), presets });
-      if (build(msg.config)) sendSnapshot();
+      if (msg.config && build(msg.config)) sendSnapshot();
       if (msg.play) play();
       break;
     }
@@ -349,6 +360,8 @@ async function handle(msg) {
       if (ok && config) config = { ...config, learning_rate: msg.value };
       if (ok) for (const p of helpers) p.postMessage({ type: 'lr', value: msg.value });
       if (ok) post({ type: 'lr', value: msg.value });
+      // The page's link and form follow the config in the snapshots.
+      if (ok && !running) sendSnapshot();
       break;
     }
     case 'reset': {
@@ -360,6 +373,8 @@ async function handle(msg) {
         for (const p of helpers) p.postMessage({ type: 'reset', seed: msg.seed });
         if (msg.seed !== undefined && config) config = { ...config, seed: msg.seed };
         sentHistory = 0;
+        losses = [];
+        sentLosses = 0;
         rate = [];
         post({ type: 'reset', seed: /** @type {number} */ ((config ?? {}).seed) });
         sendSnapshot();

@@ -1,0 +1,120 @@
+// @ts-check
+// End-to-end tests of the link (www/url.js through the page): the address bar follows the
+// run, a copied link opened in a fresh browser reproduces the run bit for bit, and a link's
+// unusable keys are reported once and ignored while the rest applies.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch } from './harness.js';
+
+/** @type {{ url: string, stop: () => void }} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  ({ browser } = await launch());
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** A page in its own fresh browser context, loaded and with its first run built.
+ * @param {string} url @param {string[]} [permissions] */
+async function fresh(url, permissions = []) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  if (permissions.length) await context.grantPermissions(permissions, { origin: new URL(server.url).origin });
+  const page = await context.newPage();
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  return { context, page, errors };
+}
+
+/** @param {import('playwright-core').Page} page @param {string} expr */
+const ui = (page, expr) => page.evaluate((e) => new Function('ui', `return ${e}`)(/** @type {any} */ (window).__ap.ui), expr);
+
+/** Plays at full speed to step ≥ n, pauses, and returns the first n training losses.
+ * @param {import('playwright-core').Page} page @param {number} n */
+async function lossesTo(page, n) {
+  await page.selectOption('#speed', '1000');
+  await page.click('#play');
+  await page.waitForFunction((k) => /** @type {any} */ (window).__ap.ui.losses.length >= k, n, { timeout: 60_000 });
+  await page.click('#play');
+  return /** @type {number[]} */ (await ui(page, `ui.losses.slice(0, ${n})`));
+}
+
+test('a copied link opened in a fresh browser context reproduces the first 100 losses exactly', async () => {
+  const a = await fresh(server.url, ['clipboard-read', 'clipboard-write']);
+  await a.page.selectOption('#preset', 'small-hard');
+  await a.page.waitForFunction(() => {
+    const u = /** @type {any} */ (window).__ap.ui;
+    return u.config.vocab === u.presets['small-hard'].vocab;
+  });
+  await a.page.fill('#set-seed', '7');
+  await a.page.dispatchEvent('#set-seed', 'change');
+  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.config.seed === 7);
+  await a.page.fill('#set-learning_rate', '0.002');
+  await a.page.dispatchEvent('#set-learning_rate', 'change');
+  await a.page.waitForFunction(() => Math.abs(/** @type {any} */ (window).__ap.ui.config.learning_rate - 0.002) < 1e-9);
+  await a.page.selectOption('#seq', '3');
+  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.seq === 3);
+  // The address bar follows the run.
+  await a.page.waitForFunction(() => location.search.includes('seed=7') && location.search.includes('seq=3'));
+  await a.page.click('#copy-link');
+  const link = await a.page.evaluate(() => navigator.clipboard.readText());
+  const q = new URL(link).searchParams;
+  assert.equal(q.get('v'), '1', 'format version');
+  assert.equal(q.get('preset'), 'small-hard');
+  assert.equal(q.get('seed'), '7');
+  assert.equal(q.get('learning_rate'), '0.002', 'the float in its shortest form');
+  assert.equal(q.get('seq'), '3');
+  assert.equal(q.get('vocab'), null, 'only what differs from the preset');
+  assert.equal(await a.page.inputValue('#link-text'), link, 'the link is also shown');
+  const want = await lossesTo(a.page, 100);
+  assert.deepEqual(a.errors, []);
+  await a.context.close();
+
+  const b = await fresh(link);
+  assert.equal(await b.page.inputValue('#set-seed'), '7');
+  assert.equal(await b.page.inputValue('#preset'), 'custom', 'the seed differs from the preset');
+  assert.equal(await ui(b.page, 'ui.seq'), 3);
+  const got = await lossesTo(b.page, 100);
+  assert.equal(got.length, 100);
+  assert.deepEqual(got, want, 'the same 100 training losses, bit for bit');
+  assert.deepEqual(b.errors, []);
+  await b.context.close();
+});
+
+test("a link's unknown and malformed keys are reported once and ignored; the rest applies", async () => {
+  const query = '?v=1&preset=small-hard&seed=5&bogus=1&hidden=abc&heads=99&speed=3&workers=1';
+  const { context, page, errors } = await fresh(server.url + query);
+  const presetVocab = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].vocab);
+  const presetHidden = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].hidden);
+  await page.waitForSelector('#status:not([hidden])');
+  const status = await page.textContent('#status') ?? '';
+  assert.match(status, /unknown key “bogus”/);
+  assert.match(status, /hidden: must be a number/);
+  assert.match(status, /heads: .*1 to 16/, 'a range the trainer refuses');
+  assert.match(status, /speed: must be one of/);
+  assert.equal(status.split('bogus').length, 2, 'said once');
+  const config = /** @type {any} */ (await ui(page, 'ui.config'));
+  assert.equal(config.seed, 5, 'the seed of the link');
+  assert.equal(config.vocab, presetVocab, 'the preset of the link');
+  assert.equal(config.hidden, presetHidden, 'the malformed width is ignored');
+  assert.equal(config.heads, 1, 'the refused head count is ignored');
+  await page.waitForFunction(() => !location.search.includes('bogus'));
+  const written = new URLSearchParams(await page.evaluate(() => location.search));
+  assert.deepEqual([...written.keys()].sort(), ['preset', 'seed', 'v', 'workers'], `written back: ${written}`);
+  await page.click('#step-once');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
+  assert.equal((await page.textContent('#status') ?? '').split('bogus').length, 2, 'not repeated');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

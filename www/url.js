@@ -1,0 +1,170 @@
+// @ts-check
+// The link format: the URL is the run. `readLink` turns a query string into a preset, the
+// config fields that differ from it and the view choices, with a message for every key it
+// had to ignore; `writeLink` turns the page's current state back into the shortest query.
+// Pure functions (main.js applies them; tests/e2e/url.test.js checks them in Node).
+//
+// Version 1: ?v=1&preset=NAME&FIELD=VALUE…&speed=S&seq=I&head=K&workers=W
+// - `preset` is written when it is not the default one; a FIELD (any field of the trainer's
+//   config: task, vocab, …, seed, eval_every) when its value differs from the preset's.
+//   Floats are written with the fewest digits that give back the same f32, so the run is
+//   the same bit for bit.
+// - The view (`speed`, `seq` shown, `head` shown, `workers`) when not the default. The
+//   worker count is part of the run's bits (gradients are summed in another order).
+// - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
+//   `hide`, `theme`, `colormap`.
+
+import { SETTINGS, SPEEDS, DEFAULT_SPEED, parseSetting } from './state.js';
+
+export const LINK_VERSION = 1;
+/** Keys that belong to the page, not the run: kept as they are. */
+export const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide', 'theme', 'colormap'];
+
+/**
+ * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number }} View
+ * @typedef {{ preset: string, overrides: Record<string, unknown>, view: Partial<View>,
+ *   passthrough: [string, string][], problems: string[] }} Link
+ */
+
+/** The default view. @type {View} */
+export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto' };
+
+/**
+ * Reads a query string. Every key it cannot use is named in `problems` and ignored; the
+ * rest of the link still applies.
+ * @param {string} search `location.search`
+ * @param {Record<string, Record<string, unknown>>} presets the trainer's presets by name
+ * @param {string} defaultPreset
+ * @returns {Link}
+ */
+export function readLink(search, presets, defaultPreset) {
+  const params = new URLSearchParams(search);
+  /** @type {string[]} */
+  const problems = [];
+  /** @type {Link} */
+  const link = { preset: defaultPreset, overrides: {}, view: {}, passthrough: [], problems };
+  const seen = new Set();
+  for (const [key] of params) {
+    if (seen.has(key)) problems.push(`“${key}” is given twice; the first value is used`);
+    seen.add(key);
+  }
+  const version = params.get('v');
+  if (version !== null && version !== String(LINK_VERSION)) {
+    problems.push(`link format v=${version} is not this page's (v=${LINK_VERSION}); read as v=${LINK_VERSION}`);
+  }
+  const preset = params.get('preset');
+  if (preset !== null) {
+    if (preset in presets) link.preset = preset;
+    else problems.push(`preset “${preset}” does not exist (known: ${Object.keys(presets).join(', ')})`);
+  }
+  const base = presets[link.preset] ?? {};
+  for (const [key, raw] of uniqueEntries(params)) {
+    if (key === 'v' || key === 'preset') continue;
+    if (PASSTHROUGH.includes(key)) {
+      link.passthrough.push([key, raw]);
+    } else if (key in DEFAULT_VIEW) {
+      const v = parseView(/** @type {keyof View} */ (key), raw);
+      if ('error' in v) problems.push(v.error);
+      else /** @type {any} */ (link.view)[key] = v.value;
+    } else if (key in base) {
+      const v = parseField(key, raw, base[key]);
+      if ('error' in v) problems.push(v.error);
+      else link.overrides[key] = v.value;
+    } else {
+      problems.push(`unknown key “${key}”`);
+    }
+  }
+  return link;
+}
+
+/** The first value of each key, in order. @param {URLSearchParams} params */
+function uniqueEntries(params) {
+  /** @type {Map<string, string>} */
+  const out = new Map();
+  for (const [k, v] of params) if (!out.has(k)) out.set(k, v);
+  return out;
+}
+
+/** @param {string} key @param {string} raw @param {unknown} like the preset's value */
+function parseField(key, raw, like) {
+  const setting = SETTINGS.find((s) => s.key === key);
+  if (setting) {
+    const text = setting.kind === 'checkbox' ? parseBool(key, raw) : { value: raw };
+    if ('error' in text) return text;
+    return parseSetting(setting, /** @type {string | boolean} */ (text.value));
+  }
+  if (typeof like === 'boolean') return parseBool(key, raw);
+  if (typeof like === 'number') {
+    return parseSetting({ key, label: key, kind: Number.isInteger(like) ? 'int' : 'float', help: '' }, raw);
+  }
+  return { value: raw };
+}
+
+/** @param {string} key @param {string} raw @returns {{ value: boolean } | { error: string }} */
+function parseBool(key, raw) {
+  if (raw === '1' || raw === 'true') return { value: true };
+  if (raw === '0' || raw === 'false') return { value: false };
+  return { error: `${key}: must be 1 or 0, got “${raw}”` };
+}
+
+/** @param {keyof View} key @param {string} raw @returns {{ value: unknown } | { error: string }} */
+function parseView(key, raw) {
+  const int = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+  switch (key) {
+    case 'speed': {
+      const n = Number(raw);
+      return SPEEDS.some(([v]) => v === n) ? { value: n }
+        : { error: `speed: must be one of ${SPEEDS.map(([v]) => v).join(', ')}, got “${raw}”` };
+    }
+    case 'seq':
+      return int >= 0 ? { value: int } : { error: `seq: must be a whole number ≥ 0, got “${raw}”` };
+    case 'head':
+      return int >= -1 ? { value: int } : { error: `head: must be a whole number ≥ −1, got “${raw}”` };
+    case 'workers':
+      if (raw === 'auto') return { value: 'auto' };
+      return int >= 1 && int <= 16 ? { value: int } : { error: `workers: must be auto or 1 to 16, got “${raw}”` };
+  }
+}
+
+/**
+ * The query string of the current state: only what differs from the defaults.
+ * @param {{ preset: string, config: Record<string, unknown>, view: View,
+ *   passthrough?: [string, string][] }} state
+ * @param {Record<string, Record<string, unknown>>} presets
+ * @param {string} defaultPreset
+ */
+export function writeLink(state, presets, defaultPreset) {
+  const out = new URLSearchParams();
+  out.set('v', String(LINK_VERSION));
+  if (state.preset !== defaultPreset) out.set('preset', state.preset);
+  const base = presets[state.preset] ?? {};
+  for (const [key, value] of Object.entries(state.config)) {
+    if (!(key in base) || same(value, base[key])) continue;
+    out.set(key, formatValue(value));
+  }
+  for (const key of /** @type {(keyof View)[]} */ (Object.keys(DEFAULT_VIEW))) {
+    if (state.view[key] !== DEFAULT_VIEW[key]) out.set(key, String(state.view[key]));
+  }
+  for (const [k, v] of state.passthrough ?? []) out.set(k, v);
+  return `?${out}`;
+}
+
+/** Whether two config values are the same run setting (floats compared as f32).
+ * @param {unknown} a @param {unknown} b */
+export function same(a, b) {
+  if (typeof a === 'number' && typeof b === 'number') return Math.fround(a) === Math.fround(b);
+  return a === b;
+}
+
+/** A value as the link writes it: booleans as 1 / 0, floats with the fewest digits that
+ * give back the same f32. @param {unknown} v */
+export function formatValue(v) {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number' && !Number.isInteger(v)) {
+    for (let p = 1; p <= 9; p++) {
+      const t = Number(v.toPrecision(p));
+      if (Math.fround(t) === Math.fround(v)) return String(t);
+    }
+  }
+  return String(v);
+}
