@@ -6,7 +6,8 @@
 
 import { detectVariant, VARIANTS } from './variant.js';
 import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSetting, tokenName } from './state.js';
-import { readLink, writeLink, same } from './url.js';
+import { readLink, writeLink, same, THEMES } from './url.js';
+import { colormapNames } from './views/colormap.js';
 import { Heatmap } from './views/heatmap.js';
 import { LineChart } from './views/chart.js';
 
@@ -58,6 +59,9 @@ const ui = {
   speed: DEFAULT_SPEED,
   seq: 0,
   head: -1,
+  colormap: 'viridis',
+  /** 'auto' follows the system's light or dark preference. */
+  theme: 'auto',
   /** @type {Evaluation[]} */ history: [],
   /** @type {Snapshot | null} */ latest: null,
   dirty: false,
@@ -70,16 +74,17 @@ const betaMap = new Heatmap($('beta'), { title: 'KTIW β (log-odds)', kind: 'kti
 let headMaps = [];
 const lossChart = new LineChart($('loss-chart'), {
   title: 'Loss (evaluation batch)',
-  series: [{ key: 'loss', label: 'loss', color: '#0072B2' }],
+  series: [{ key: 'loss', label: 'loss' }],
   yRange: 'auto',
 });
 const accChart = new LineChart($('acc-chart'), {
   title: 'Accuracy',
   series: [
-    { key: 'token_accuracy', label: 'token accuracy', color: '#0072B2' },
-    { key: 'attention_accuracy', label: 'attention accuracy', color: '#D55E00' },
-    { key: 'ktiw_accuracy', label: 'KTIW accuracy', color: '#009E73' },
-    { key: 'ktiw_score', label: 'KTIW score', color: '#CC79A7' },
+    // The theme's series colours (views.css), in this order: blue, vermillion, green, purple.
+    { key: 'token_accuracy', label: 'token accuracy' },
+    { key: 'attention_accuracy', label: 'attention accuracy' },
+    { key: 'ktiw_accuracy', label: 'KTIW accuracy' },
+    { key: 'ktiw_score', label: 'KTIW score' },
   ],
   yRange: [0, 1],
 });
@@ -182,6 +187,8 @@ function applyLink() {
   ui.workers = link.view.workers ?? ui.workers;
   ui.seq = link.view.seq ?? 0;
   ui.head = link.view.head ?? -1;
+  setColormap(link.view.colormap ?? ui.colormap);
+  setTheme(link.view.theme ?? ui.theme);
   /** @type {HTMLSelectElement} */ ($('speed')).value = String(ui.speed);
   /** @type {HTMLSelectElement} */ ($('workers')).value = String(ui.workers);
   ui.linkPending = link.overrides;
@@ -229,7 +236,7 @@ function linkAccepted(config) {
 /** Keeps the address bar on the current run (only what differs from the defaults). */
 function syncLink() {
   if (!ui.linkRead || ui.linkPending || !ui.latest) return;
-  const view = { speed: ui.speed, seq: ui.seq, head: ui.head, workers: ui.workers };
+  const view = { speed: ui.speed, seq: ui.seq, head: ui.head, workers: ui.workers, colormap: ui.colormap, theme: ui.theme };
   const q = writeLink({ preset: ui.preset, config: ui.config, view, passthrough: ui.passthrough },
     ui.presets, DEFAULT_PRESET);
   if (q === ui.linkWritten) return;
@@ -262,9 +269,16 @@ async function copyLink() {
 }
 
 // --- drawing ---------------------------------------------------------------------------
-function draw() {
+/** With reduced motion, the views change at most this often (ms) instead of every frame. */
+const CALM_REDRAW_MS = 500;
+const reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+let lastDraw = -Infinity;
+
+function draw(/** @type {number} */ now) {
   requestAnimationFrame(draw);
   if (!ui.dirty || !ui.latest) return;
+  if (reducedMotion.matches && ui.running && now - lastDraw < CALM_REDRAW_MS) return;
+  lastDraw = now;
   ui.dirty = false;
   const s = ui.latest;
   const vocab = Number(s.config.vocab);
@@ -308,7 +322,7 @@ function syncHeadMaps(s, common) {
       const div = document.createElement('div');
       div.className = 'head-map';
       box.append(div);
-      return new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention' });
+      return new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention', colormap: ui.colormap });
     });
     box.hidden = headMaps.length === 0;
     for (const m of headMaps) m.setShowAligned(/** @type {HTMLInputElement} */ ($('show-aligned')).checked);
@@ -333,6 +347,26 @@ function syncSelectors(s) {
   const base = ui.presets[ui.preset] ?? {};
   const custom = Object.keys(base).some((k) => !same(s.config[k], base[k]));
   /** @type {HTMLSelectElement} */ ($('preset')).value = custom ? 'custom' : ui.preset;
+}
+
+/** @param {string} name */
+function setColormap(name) {
+  ui.colormap = name;
+  for (const m of [alphaMap, betaMap, ...headMaps]) m.setColormap(name);
+  /** @type {HTMLSelectElement} */ ($('colormap')).value = name;
+  ui.dirty = true;
+}
+
+/** @param {string} theme 'auto', 'light' or 'dark' */
+function setTheme(theme) {
+  ui.theme = theme;
+  if (theme === 'auto') delete document.documentElement.dataset.theme;
+  else document.documentElement.dataset.theme = theme;
+  /** @type {HTMLSelectElement} */ ($('theme')).value = theme;
+  // The canvases read their colours when they draw.
+  lossChart.update(ui.history);
+  accChart.update(ui.history);
+  ui.dirty = true;
 }
 
 function syncPlay() {
@@ -527,10 +561,51 @@ function wireControls() {
   aligned.addEventListener('change', () => {
     for (const m of [alphaMap, betaMap, ...headMaps]) m.setShowAligned(aligned.checked);
   });
+  const cmap = /** @type {HTMLSelectElement} */ ($('colormap'));
+  cmap.replaceChildren(...colormapNames.map((n) => new Option(n, n)));
+  cmap.addEventListener('change', () => setColormap(cmap.value));
+  const theme = /** @type {HTMLSelectElement} */ ($('theme'));
+  theme.replaceChildren(...THEMES.map((n) => new Option(n, n)));
+  theme.addEventListener('change', () => setTheme(theme.value));
+  $('help-button').addEventListener('click', () => /** @type {HTMLDialogElement} */ ($('help')).showModal());
+  document.addEventListener('keydown', onShortcut);
   $('panic-reset').addEventListener('click', () => {
     $('panic').hidden = true;
     startWorker(ui.config, false);
   });
+}
+
+/** Space play / pause, → one step, R reset, ? help; not while typing, in a menu, in a
+ * dialog, or on a heatmap (whose arrow keys move between cells).
+ * @param {KeyboardEvent} e */
+function onShortcut(e) {
+  if (e.ctrlKey || e.metaKey || e.altKey || (e.repeat && e.key !== 'ArrowRight')) return;
+  const t = /** @type {HTMLElement | null} */ (e.target instanceof HTMLElement ? e.target : null);
+  if (t?.closest('input, select, textarea, [contenteditable], dialog, .ap-heatmap-plot')) return;
+  /** @param {string} id */
+  const press = (id) => {
+    const b = /** @type {HTMLButtonElement} */ ($(id));
+    if (!b.closest('[hidden]')) b.click();
+  };
+  switch (e.key) {
+    case ' ':
+      if (t?.closest('button, a, summary')) return; // a focused button takes its own Space
+      press('play');
+      break;
+    case 'ArrowRight':
+      press('step-once');
+      break;
+    case 'r':
+    case 'R':
+      press('reset');
+      break;
+    case '?':
+      /** @type {HTMLDialogElement} */ ($('help')).showModal();
+      break;
+    default:
+      return;
+  }
+  e.preventDefault();
 }
 
 buildSettings();

@@ -9,25 +9,30 @@
 //   config: task, vocab, …, seed, eval_every) when its value differs from the preset's.
 //   Floats are written with the fewest digits that give back the same f32, so the run is
 //   the same bit for bit.
-// - The view (`speed`, `seq` shown, `head` shown, `workers`) when not the default. The
-//   worker count is part of the run's bits (gradients are summed in another order).
+// - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`) when not
+//   the default. The worker count is part of the run's bits (gradients are summed in
+//   another order).
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
-//   `hide`, `theme`, `colormap`.
+//   `hide`.
 
 import { SETTINGS, SPEEDS, DEFAULT_SPEED, parseSetting } from './state.js';
+import { colormapNames } from './views/colormap.js';
 
 export const LINK_VERSION = 1;
 /** Keys that belong to the page, not the run: kept as they are. */
-export const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide', 'theme', 'colormap'];
+export const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
+/** The themes: follow the system, or force one. */
+export const THEMES = ['auto', 'light', 'dark'];
 
 /**
- * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number }} View
+ * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
+ *   colormap: string, theme: string }} View
  * @typedef {{ preset: string, overrides: Record<string, unknown>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link
  */
 
 /** The default view. @type {View} */
-export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto' };
+export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto' };
 
 /**
  * Reads a query string. Every key it cannot use is named in `problems` and ignored; the
@@ -123,6 +128,11 @@ function parseView(key, raw) {
     case 'workers':
       if (raw === 'auto') return { value: 'auto' };
       return int >= 1 && int <= 16 ? { value: int } : { error: `workers: must be auto or 1 to 16, got “${raw}”` };
+    case 'colormap':
+      return colormapNames.includes(raw) ? { value: raw }
+        : { error: `colormap: must be one of ${colormapNames.join(', ')}, got “${raw}”` };
+    case 'theme':
+      return THEMES.includes(raw) ? { value: raw } : { error: `theme: must be one of ${THEMES.join(', ')}, got “${raw}”` };
   }
 }
 

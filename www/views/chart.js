@@ -156,6 +156,9 @@ export class LineChart {
     el('div', 'ap-chart-xtitle', root).textContent = xLabel;
 
     /** @private */ this.style = getComputedStyle(this.plot);
+    /** @private */ this.probe = el('span', 'ap-visually-hidden', root);
+    this.probe.setAttribute('aria-hidden', 'true');
+    /** @private */ this.probeStyle = getComputedStyle(this.probe);
 
     /** @private */ this.resizeObserver = new ResizeObserver((entries) => {
       const box = entries[entries.length - 1].contentRect;
@@ -231,9 +234,12 @@ export class LineChart {
    * @param {string} color
    */
   resolve(color) {
-    const m = /^var\(\s*(--[\w-]+)\s*(?:,\s*(.+))?\)$/.exec(color.trim());
-    if (!m) return color;
-    return this.style.getPropertyValue(m[1]).trim() || m[2] || '#888';
+    if (!color.includes('var(')) return color;
+    // The browser resolves it: custom properties, their fallbacks, and light-dark() against
+    // the color-scheme in use, which a custom property's raw text would not say.
+    this.probe.style.color = '';
+    this.probe.style.color = color;
+    return this.probeStyle.color || '#888';
   }
 
   /**

@@ -1,0 +1,139 @@
+// @ts-check
+// End-to-end tests of access and comfort, through the page in headless Chromium: the
+// keyboard shortcuts, an axe-core audit (light and dark, default page and embed mode), the
+// theme and colormap choices, and a layout without horizontal scrolling from 360 px up.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { fileURLToPath } from 'node:url';
+import { startServer, launch } from './harness.js';
+
+const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
+
+/** @type {{ url: string, stop: () => void }} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  ({ browser } = await launch());
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** @param {string} [query] @param {{ width?: number, scheme?: 'light' | 'dark', reducedMotion?: 'reduce' | 'no-preference' }} [o] */
+async function open(query = '', o = {}) {
+  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: 900 } });
+  const page = await context.newPage();
+  await page.emulateMedia({ colorScheme: o.scheme ?? 'light', reducedMotion: o.reducedMotion ?? 'no-preference' });
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  await page.goto(server.url + query);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  return { context, page, errors };
+}
+
+/** @param {import('playwright-core').Page} page */
+const stepOf = (page) => page.evaluate(() => Number(document.getElementById('step')?.textContent));
+
+test('keyboard shortcuts: Space plays and pauses, → steps, R resets, ? opens the help', async () => {
+  const { context, page, errors } = await open();
+  await page.locator('body').focus();
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 3);
+  assert.equal(await page.textContent('#play'), 'Pause');
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.running === false);
+  await page.waitForTimeout(200);
+  const s = await stepOf(page);
+  await page.keyboard.press('ArrowRight');
+  await page.waitForFunction((n) => Number(document.getElementById('step')?.textContent) === n + 1, s);
+  await page.keyboard.press('r');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 0);
+  await page.keyboard.press('?');
+  await page.waitForSelector('#help[open]');
+  assert.match(await page.textContent('#help') ?? '', /Space.*play \/ pause/s);
+  await page.keyboard.press('Escape');
+  await page.waitForSelector('#help:not([open])', { state: 'attached' });
+  // Typing in a field is not a shortcut.
+  await page.focus('#set-seed');
+  await page.keyboard.press('r');
+  assert.equal(await page.inputValue('#set-seed'), '0r');
+  // Tab reaches a heatmap, whose arrow keys read cells out instead of stepping.
+  await page.focus('#alpha .ap-heatmap-plot');
+  await page.keyboard.press('ArrowRight');
+  await page.keyboard.press('ArrowRight');
+  assert.match(await page.textContent('#alpha [aria-live]') ?? '', /α \d+(\.\d)?%.*target t = 0.*source s = 1/);
+  assert.equal(await stepOf(page), 0, 'arrows on a heatmap do not step');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+for (const [name, query] of [['the default page', ''], ['embed mode', '?embed=1']]) {
+  for (const scheme of /** @type {const} */ (['light', 'dark'])) {
+    test(`axe-core finds no serious or critical violation in ${name}, ${scheme}`, async () => {
+      const { context, page } = await open(query, { scheme });
+      await page.click('#step-once');
+      await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
+      await page.addScriptTag({ path: AXE });
+      const violations = await page.evaluate(async () => {
+        const r = await /** @type {any} */ (window).axe.run(document);
+        return r.violations.map((/** @type {any} */ v) => ({ id: v.id, impact: v.impact, where: v.nodes.map((/** @type {any} */ n) => n.target.join(' ')).slice(0, 5) }));
+      });
+      const bad = violations.filter((/** @type {any} */ v) => v.impact === 'serious' || v.impact === 'critical');
+      assert.deepEqual(bad, [], JSON.stringify(violations));
+      await context.close();
+    });
+  }
+}
+
+test('the theme toggle and the colormap change what is drawn, and the link keeps them', async () => {
+  const { context, page } = await open();
+  const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  const alpha = () => page.evaluate(() => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL());
+  assert.equal(await bg(), 'rgb(255, 255, 255)');
+  await page.selectOption('#theme', 'dark');
+  assert.equal(await bg(), 'rgb(18, 18, 22)');
+  const before = await alpha();
+  await page.selectOption('#colormap', 'grey');
+  await page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL() !== b, before);
+  await page.waitForFunction(() => location.search.includes('theme=dark') && location.search.includes('colormap=grey'));
+  const link = page.url();
+  await context.close();
+  const again = await open(new URL(link).search);
+  assert.equal(await again.page.evaluate(() => getComputedStyle(document.body).backgroundColor), 'rgb(18, 18, 22)');
+  assert.equal(await again.page.inputValue('#colormap'), 'grey');
+  await again.context.close();
+});
+
+for (const width of [360, 1280]) {
+  test(`at ${width} px wide nothing scrolls sideways`, async () => {
+    const { context, page } = await open('', { width });
+    await page.click('#step-once');
+    await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
+    const { scroll, inner } = await page.evaluate(() => ({ scroll: document.documentElement.scrollWidth, inner: window.innerWidth }));
+    assert.ok(scroll <= inner, `page is ${scroll} px wide in a ${inner} px window`);
+    await context.close();
+  });
+}
+
+test('with reduced motion the views redraw calmly but still follow the run', async () => {
+  const { context, page } = await open('', { reducedMotion: 'reduce' });
+  await page.selectOption('#speed', '16');
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 40, null, { timeout: 30_000 });
+  // Count redraws of the step counter over 2 s: at most every CALM_REDRAW_MS (500 ms).
+  const changes = await page.evaluate(() => new Promise((resolve) => {
+    let n = 0;
+    const el = /** @type {HTMLElement} */ (document.getElementById('step'));
+    const obs = new MutationObserver(() => n++);
+    obs.observe(el, { childList: true, characterData: true, subtree: true });
+    setTimeout(() => { obs.disconnect(); resolve(n); }, 2000);
+  }));
+  await page.click('#play');
+  assert.ok(/** @type {number} */ (changes) >= 2 && /** @type {number} */ (changes) <= 6, `${changes} redraws in 2 s`);
+  await context.close();
+});
