@@ -8,6 +8,7 @@ import { detectVariant, VARIANTS } from './variant.js';
 import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSetting, tokenName } from './state.js';
 import { readLink, writeLink, same, THEMES } from './url.js';
 import { colormapNames } from './views/colormap.js';
+import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed.js';
 import { Heatmap } from './views/heatmap.js';
 import { LineChart } from './views/chart.js';
 
@@ -24,6 +25,9 @@ function $(id) {
 }
 
 const params = new URLSearchParams(location.search);
+/** Embed mode: only the figures and play / step / reset (embed.js). */
+const embedded = params.get('embed') === '1';
+const parts = hiddenParts(embedded, params.get('hide'));
 const forced = params.get('variant');
 /** @type {import('./variant.js').Variant} */
 const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
@@ -56,6 +60,10 @@ const ui = {
   /** The settings the form shows, as JSON. */
   formConfig: '',
   running: false,
+  /** Paused because the page went out of sight; resumes when it is back. */
+  autoPaused: false,
+  /** Whether the page is in sight (its tab shown and, when embedded, scrolled into view). */
+  visible: !document.hidden,
   speed: DEFAULT_SPEED,
   seq: 0,
   head: -1,
@@ -182,7 +190,7 @@ function applyLink() {
   const link = readLink(location.search, ui.presets, DEFAULT_PRESET);
   ui.preset = link.preset;
   ui.passthrough = link.passthrough;
-  ui.linkProblems = link.problems;
+  ui.linkProblems = [...parts.problems, ...switchProblems(), ...link.problems];
   ui.speed = link.view.speed ?? ui.speed;
   ui.workers = link.view.workers ?? ui.workers;
   ui.seq = link.view.seq ?? 0;
@@ -195,9 +203,20 @@ function applyLink() {
   loadLinkConfig(params.get('autoplay') === '1');
 }
 
+/** The page switches that take only 1 or 0. */
+function switchProblems() {
+  return ['embed', 'autoplay'].flatMap((k) => {
+    const v = params.get(k);
+    return v === null || v === '1' || v === '0' ? [] : [`${k}: must be 1 or 0, got “${v}”`];
+  });
+}
+
 /** Sends the link's preset with its remaining settings to the trainer. */
-function loadLinkConfig(play = false) {
+function loadLinkConfig(autoplay = false) {
   const config = { ...ui.presets[ui.preset], ...ui.linkPending };
+  // An autoplaying page out of sight starts when it comes into view.
+  const play = autoplay && ui.visible;
+  if (autoplay && !ui.visible) ui.autoPaused = true;
   fillForm(config);
   if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, play);
   else {
@@ -241,6 +260,9 @@ function syncLink() {
     ui.presets, DEFAULT_PRESET);
   if (q === ui.linkWritten) return;
   ui.linkWritten = q;
+  const full = new URLSearchParams(q);
+  for (const k of ['embed', 'hide', 'autoplay']) full.delete(k);
+  /** @type {HTMLAnchorElement} */ ($('full-page')).href = `?${full}`;
   try {
     history.replaceState(history.state, '', q + location.hash);
   } catch {
@@ -252,6 +274,34 @@ function syncLink() {
 function currentLink() {
   syncLink();
   return new URL(ui.linkWritten || location.search, location.href).href;
+}
+
+/** Shows the HTML that embeds the current run. */
+function showEmbed() {
+  const url = new URL(currentLink());
+  url.searchParams.set('embed', '1');
+  url.searchParams.set('autoplay', '1');
+  const box = /** @type {HTMLTextAreaElement} */ ($('embed-text'));
+  box.value = embedSnippet(url.href);
+  $('embed-box').hidden = false;
+  box.focus();
+  box.select();
+}
+
+/** Pauses a run that goes out of sight (tab hidden, or scrolled away when embedded) and
+ * resumes it when it is back. @param {boolean} visible */
+function onVisible(visible) {
+  ui.visible = visible;
+  if (!visible && ui.running) {
+    ui.autoPaused = true;
+    send({ type: 'pause' });
+    ui.running = false;
+  } else if (visible && ui.autoPaused) {
+    ui.autoPaused = false;
+    send({ type: 'play' });
+    ui.running = true;
+  }
+  syncPlay();
 }
 
 async function copyLink() {
@@ -509,6 +559,7 @@ function fillPresets() {
 
 function wireControls() {
   $('play').addEventListener('click', () => {
+    ui.autoPaused = false;
     if (ui.running) send({ type: 'pause' });
     else {
       clearStatus();
@@ -519,6 +570,7 @@ function wireControls() {
   });
   $('step-once').addEventListener('click', () => send({ type: 'step', n: 1 }));
   $('copy-link').addEventListener('click', () => void copyLink());
+  $('embed-button').addEventListener('click', showEmbed);
   $('reset').addEventListener('click', () => send({ type: 'reset' }));
   $('new-seed').addEventListener('click', () => {
     const seed = Math.floor(Math.random() * 1_000_000);
@@ -608,6 +660,10 @@ function onShortcut(e) {
   e.preventDefault();
 }
 
+hideParts(parts.hidden);
+document.documentElement.classList.toggle('embed', embedded);
+if (framed()) reportHeight();
+watchVisibility($('alpha'), framed(), onVisible);
 buildSettings();
 wireControls();
 for (const m of [alphaMap, betaMap]) m.setShowAligned(true);

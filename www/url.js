@@ -21,6 +21,17 @@ import { colormapNames } from './views/colormap.js';
 export const LINK_VERSION = 1;
 /** Keys that belong to the page, not the run: kept as they are. */
 export const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
+/** Friendlier names a link may use for the presets (written back as the preset's own). */
+export const PRESET_ALIASES = /** @type {Record<string, string>} */ ({
+  'easy-copy': 'small-easy',
+  'hard-copy': 'small-hard',
+  uniform: 'small-uniform',
+  heads: 'small-heads',
+  reverse: 'small-reverse',
+  translate: 'small-translate',
+  'paper-easy': 'easy',
+  'paper-hard': 'hard',
+});
 /** The themes: follow the system, or force one. */
 export const THEMES = ['auto', 'light', 'dark'];
 
@@ -57,7 +68,8 @@ export function readLink(search, presets, defaultPreset) {
   if (version !== null && version !== String(LINK_VERSION)) {
     problems.push(`link format v=${version} is not this page's (v=${LINK_VERSION}); read as v=${LINK_VERSION}`);
   }
-  const preset = params.get('preset');
+  const given = params.get('preset');
+  const preset = given !== null && !(given in presets) ? PRESET_ALIASES[given] ?? given : given;
   if (preset !== null) {
     if (preset in presets) link.preset = preset;
     else problems.push(`preset “${preset}” does not exist (known: ${Object.keys(presets).join(', ')})`);

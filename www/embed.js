@@ -1,0 +1,106 @@
+// @ts-check
+// Embedding: which parts of the page a link shows (`embed=1`, `hide=`), the height message
+// an embedded page sends its host, whether it is in view, and the snippet that embeds it.
+// main.js wires these in; nothing here knows the trainer.
+//
+// The height message, sent to the parent whenever the page's height changes:
+//   { source: 'attention-playground', type: 'height', height: <CSS px> }
+// A host matches it to its iframe by `event.source === iframe.contentWindow`.
+
+/** Every part a `hide=` list can name (each element with `data-part="name"`). */
+export const PARTS = ['title', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed',
+  'speed', 'preset', 'workers', 'seq', 'head', 'aligned', 'colormap', 'theme', 'help', 'full-page', 'alpha', 'beta',
+  'heads', 'metrics', 'loss-chart', 'acc-chart', 'settings', 'explain'];
+/** What embed mode shows: the figures, play / step / reset, the step count, a way out. */
+export const EMBED_PARTS = ['step-count', 'play', 'step', 'reset', 'full-page', 'alpha', 'beta', 'heads', 'metrics',
+  'loss-chart', 'acc-chart'];
+
+/**
+ * The parts to hide for a link's `embed` and `hide` values, and the names it got wrong.
+ * @param {boolean} embed @param {string | null} hide comma-separated part names
+ * @returns {{ hidden: string[], problems: string[] }}
+ */
+export function hiddenParts(embed, hide) {
+  const hidden = new Set(embed ? PARTS.filter((p) => !EMBED_PARTS.includes(p)) : ['full-page']);
+  /** @type {string[]} */
+  const problems = [];
+  for (const name of (hide ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    if (PARTS.includes(name)) hidden.add(name);
+    else problems.push(`hide: no part is called “${name}” (parts: ${PARTS.join(', ')})`);
+  }
+  return { hidden: [...hidden], problems };
+}
+
+/** Hides the named parts (a class, so that the page's own `hidden` toggles keep working).
+ * @param {string[]} hidden */
+export function hideParts(hidden) {
+  for (const el of document.querySelectorAll('[data-part]')) {
+    el.classList.toggle('ap-part-hidden', hidden.includes(/** @type {HTMLElement} */ (el).dataset.part ?? ''));
+  }
+}
+
+/** Whether this page runs inside a frame. */
+export function framed() {
+  try {
+    return window.parent !== window;
+  } catch {
+    return true;
+  }
+}
+
+/** Tells the parent frame the page's height whenever it changes. */
+export function reportHeight() {
+  let last = -1;
+  const send = () => {
+    const height = Math.ceil(document.documentElement.getBoundingClientRect().height);
+    if (height === last) return;
+    last = height;
+    window.parent.postMessage({ source: 'attention-playground', type: 'height', height }, '*');
+  };
+  new ResizeObserver(send).observe(document.documentElement);
+  send();
+}
+
+/**
+ * Calls `onChange(visible)` when the page becomes visible or not: the tab shown or hidden,
+ * and, when `watchScroll`, `target` scrolled into or out of the top-level viewport (an
+ * IntersectionObserver in a frame measures against the top page's viewport).
+ * @param {Element} target @param {boolean} watchScroll @param {(visible: boolean) => void} onChange
+ */
+export function watchVisibility(target, watchScroll, onChange) {
+  let inView = true;
+  let shown = !document.hidden;
+  let last = inView && shown;
+  const update = () => {
+    const now = inView && shown;
+    if (now !== last) onChange(now);
+    last = now;
+  };
+  document.addEventListener('visibilitychange', () => {
+    shown = !document.hidden;
+    update();
+  });
+  if (watchScroll) {
+    new IntersectionObserver((entries) => {
+      inView = entries[entries.length - 1].isIntersecting;
+      update();
+    }).observe(target);
+  }
+}
+
+/** The HTML that embeds the page at `url` (an absolute link to the run, in embed mode),
+ * with the listener that sizes the iframe from its height message. @param {string} url */
+export function embedSnippet(url) {
+  const src = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  return `<iframe src="${src}" title="Attention Playground: attention learning live" width="100%" height="900"
+  style="border: 0" loading="lazy" sandbox="allow-scripts allow-same-origin"></iframe>
+<script>
+  // Attention Playground tells its frame its height; size the iframe to it.
+  addEventListener('message', (e) => {
+    if (e.data?.source !== 'attention-playground' || e.data.type !== 'height') return;
+    for (const f of document.querySelectorAll('iframe')) {
+      if (f.contentWindow === e.source) f.style.height = e.data.height + 'px';
+    }
+  });
+</script>`;
+}
