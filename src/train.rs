@@ -532,6 +532,31 @@ impl Trainer {
     pub fn params(&self) -> &[f32] {
         &self.params
     }
+
+    /// Replaces the parameters with saved ones (a trained model shown without retraining),
+    /// as the state after `step` updates: the history restarts with an evaluation of them.
+    /// The optimizer's moments and the training batches start afresh (the saved weights do
+    /// not hold them), so training on from here is not the original run's continuation.
+    /// A buffer of another length or with a non-finite value changes nothing.
+    pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<Evaluation, String> {
+        if params.len() != self.params.len() {
+            return Err(format!(
+                "weights: {} values, but this model has {} (are the settings the same?)",
+                params.len(),
+                self.params.len()
+            ));
+        }
+        if let Some(i) = params.iter().position(|x| !x.is_finite()) {
+            return Err(format!("weights: value {i} is {}", params[i]));
+        }
+        self.params.copy_from_slice(params);
+        self.optimizer.reset();
+        self.train_rng = Rng::new(self.config.seed, STREAM_TRAIN);
+        self.step = step;
+        self.last_loss = f32::NAN;
+        self.history.clear();
+        Ok(self.evaluate())
+    }
 }
 
 /// The forward pass of `batch` in `ws`, `α` averaged over heads into `alpha_mean` (B, Lt,

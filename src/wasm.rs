@@ -332,6 +332,21 @@ impl WasmTrainer {
         self.inner.apply_gradient(loss);
     }
 
+    /// A copy of the parameters (the model's weights, in the layout of its settings).
+    pub fn params(&self) -> Vec<f32> {
+        self.inner.params().to_vec()
+    }
+
+    /// Loads saved weights as the state after `step` updates and evaluates them; a buffer of
+    /// another length or with a non-finite value is refused and changes nothing.
+    #[wasm_bindgen(js_name = loadParams)]
+    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsError> {
+        self.inner
+            .load_params(params, step.max(0.0) as u64)
+            .map(|_| ())
+            .map_err(|e| JsError::new(&e))
+    }
+
     /// Changes the learning rate while training; a bad value changes nothing.
     #[wasm_bindgen(js_name = setLearningRate)]
     pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {

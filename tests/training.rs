@@ -269,3 +269,39 @@ fn sharded_replicas_equal_one_trainer() {
     );
     assert!(reps[0].set_shard(0, 10).is_err(), "more workers than rows");
 }
+
+#[test]
+fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
+    let mut trained = Trainer::new(small(4)).unwrap();
+    for _ in 0..30 {
+        trained.step().unwrap();
+    }
+    let e = trained.evaluate();
+    let saved = trained.params().to_vec();
+    let mut fresh = Trainer::new(small(4)).unwrap();
+    assert_ne!(fresh.attention(0, None), trained.attention(0, None));
+    let loaded = fresh.load_params(&saved, 30).unwrap();
+    assert_eq!(fresh.step_count(), 30);
+    assert_eq!(
+        fresh.history().len(),
+        1,
+        "the history restarts at the loaded step"
+    );
+    assert_eq!(loaded.loss.to_bits(), e.loss.to_bits());
+    for seq in [0, 3] {
+        assert_eq!(fresh.attention(seq, None), trained.attention(seq, None));
+        assert_eq!(fresh.ktiw(seq), trained.ktiw(seq));
+    }
+    // Refused: the wrong length, or a non-finite value; nothing changes.
+    let before = fresh.params().to_vec();
+    let err = fresh.load_params(&saved[1..], 7).unwrap_err();
+    assert!(err.contains("values, but this model has"), "{err}");
+    let mut bad = saved.clone();
+    bad[5] = f32::NAN;
+    assert!(fresh
+        .load_params(&bad, 7)
+        .unwrap_err()
+        .contains("value 5 is NaN"));
+    assert_eq!(fresh.params(), &before[..]);
+    assert_eq!(fresh.step_count(), 30);
+}

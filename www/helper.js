@@ -6,7 +6,8 @@
 
 /** @typedef {{ type: 'config', config: Record<string, unknown>, index: number, count: number }
  *   | { type: 'compute' } | { type: 'apply', grad: Float32Array, loss: number }
- *   | { type: 'reset', seed?: number } | { type: 'lr', value: number }} ToHelper */
+ *   | { type: 'reset', seed?: number } | { type: 'lr', value: number }
+ *   | { type: 'load-params', params: Float32Array, step: number }} ToHelper */
 
 /** @type {{ addEventListener(type: 'message', f: (e: MessageEvent) => void): void, __apLastPanic?: string }} */
 const scope = /** @type {any} */ (self);
@@ -50,6 +51,9 @@ scope.addEventListener('message', async (e) => {
           break;
         case 'lr':
           trainer.setLearningRate(m.value);
+          break;
+        case 'load-params':
+          trainer.loadParams(m.params, m.step);
           break;
       }
     } catch (err) {

@@ -9,6 +9,10 @@ import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSe
 import { readLink, writeLink, same, THEMES } from './url.js';
 import { colormapNames } from './views/colormap.js';
 import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed.js';
+import {
+  download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
+  RUN_FORMAT, WEIGHTS_FORMAT,
+} from './export.js';
 import { Heatmap } from './views/heatmap.js';
 import { LineChart } from './views/chart.js';
 
@@ -59,6 +63,11 @@ const ui = {
   /** The training loss of every step of the run. @type {number[]} */ losses: [],
   /** The settings the form shows, as JSON. */
   formConfig: '',
+  /** A saved run opened to view (the live run waits, paused), or null.
+   * @type {(ReturnType<typeof readRunFile> & { name: string }) | null} */
+  viewing: null,
+  /** Resolves the worker's reply to 'get-params'. @type {((m: { params: Float32Array, step: number, config: Record<string, unknown> }) => void) | null} */
+  onParams: null,
   running: false,
   /** Paused because the page went out of sight; resumes when it is back. */
   autoPaused: false,
@@ -178,6 +187,13 @@ function onMessage(msg) {
       break;
     case 'lr':
       clearFieldError('learning_rate');
+      break;
+    case 'params':
+      ui.onParams?.(msg);
+      ui.onParams = null;
+      break;
+    case 'loaded':
+      showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');
       break;
   }
 }
@@ -318,6 +334,123 @@ async function copyLink() {
   }
 }
 
+// --- files: export, open ---------------------------------------------------------------
+/** The name files of the shown run start with. */
+function fileBase() {
+  const s = ui.viewing?.shown ?? ui.latest;
+  const config = ui.viewing?.config ?? ui.config;
+  const preset = ui.viewing?.preset ?? ui.preset;
+  return `attention-playground-${preset}-seed${config.seed}-step${s?.step ?? 0}`;
+}
+
+/** Downloads one export of the shown run. @param {string} kind */
+async function exportAs(kind) {
+  /** @type {HTMLDetailsElement} */ ($('export-menu')).open = false;
+  const shown = ui.viewing?.shown ?? ui.latest;
+  if (!shown) return;
+  const history = ui.viewing?.history ?? ui.history;
+  const losses = ui.viewing?.losses ?? ui.losses;
+  const config = ui.viewing?.config ?? ui.config;
+  const preset = ui.viewing?.preset ?? ui.preset;
+  const base = fileBase();
+  const e = history[history.length - 1];
+  const caption = `Attention Playground · ${PRESET_LABELS[preset] ?? preset} · seed ${config.seed} · step ${shown.step}`
+    + (e ? ` · loss ${e.loss.toFixed(3)}, token accuracy ${pct(e.token_accuracy)}, attention accuracy ${pct(e.attention_accuracy)}, KTIW accuracy ${pct(e.ktiw_accuracy)}` : '');
+  switch (kind) {
+    case 'alpha':
+      return download(`${base}-alpha.png`, await png(alphaMap.toCanvas()));
+    case 'beta':
+      return download(`${base}-beta.png`, await png(betaMap.toCanvas()));
+    case 'loss-chart':
+      return download(`${base}-loss.png`, await png(lossChart.toCanvas()));
+    case 'acc-chart':
+      return download(`${base}-accuracy.png`, await png(accChart.toCanvas()));
+    case 'panel':
+      return download(`${base}-figures.png`, await png(panel(
+        [[alphaMap.toCanvas(), betaMap.toCanvas()], [lossChart.toCanvas(), accChart.toCanvas()]], caption)));
+    case 'csv':
+      return download(`${base}-history.csv`, historyCsv(losses, history));
+    case 'history':
+      return download(`${base}-history.json`, historyJson(config, losses, history));
+    case 'run':
+      return download(`${base}-run.json`, runFile({ link: currentLink(), preset, config, losses, history, shown }));
+    case 'weights': {
+      if (ui.viewing) {
+        showStatus('A run file holds no weights: go back to the live run to save its weights.', 'warn');
+        return;
+      }
+      const got = await new Promise((resolve) => {
+        ui.onParams = resolve;
+        send({ type: 'get-params' });
+      });
+      return download(`${base}-weights.json`, weightsFile({ preset, config: got.config, step: got.step, params: got.params }));
+    }
+  }
+}
+
+/** Opens a run file (to view) or a weights file (into the trainer). @param {File} file */
+async function openFile(file) {
+  let f;
+  try {
+    f = JSON.parse(await file.text());
+  } catch {
+    showStatus(`${file.name}: not a JSON file, so neither a run file nor a weights file.`, 'error');
+    return;
+  }
+  try {
+    if (f?.format === RUN_FORMAT) {
+      startViewing({ ...readRunFile(f), name: file.name });
+    } else if (f?.format === WEIGHTS_FORMAT) {
+      const w = readWeightsFile(f);
+      stopViewing();
+      if (w.preset in ui.presets) ui.preset = w.preset;
+      const config = { ...ui.presets[ui.preset], ...w.config };
+      if (workerCount(config) !== ui.helpers.length + 1) startWorker(config);
+      send({ type: 'load-params', config, params: w.params, step: w.step });
+    } else {
+      throw new Error('neither a run file nor a weights file of Attention Playground');
+    }
+  } catch (err) {
+    showStatus(`${file.name}: ${/** @type {Error} */ (err).message}`, 'error');
+  }
+}
+
+const RUN_BUTTONS = ['play', 'step-once', 'reset', 'new-seed', 'seq', 'head'];
+
+/** @typedef {ReturnType<typeof readRunFile> & { name: string }} ViewedRun */
+
+/** Shows a saved run instead of the live one, which waits paused.
+ * @param {ViewedRun} run */
+function startViewing(run) {
+  if (ui.running) send({ type: 'pause' });
+  ui.running = false;
+  ui.autoPaused = false;
+  ui.viewing = run;
+  $('viewing-text').textContent = `Viewing the saved run “${run.name}”: ${PRESET_LABELS[run.preset] ?? run.preset}, seed ${run.config.seed}, step ${run.shown.step}.`;
+  $('viewing').hidden = false;
+  for (const id of RUN_BUTTONS) /** @type {HTMLButtonElement} */ ($(id)).disabled = true;
+  clearStatus();
+  ui.dirty = true;
+}
+
+function stopViewing() {
+  if (!ui.viewing) return;
+  ui.viewing = null;
+  $('viewing').hidden = true;
+  for (const id of RUN_BUTTONS) /** @type {HTMLButtonElement} */ ($(id)).disabled = false;
+  ui.dirty = true;
+}
+
+/** Starts the viewed run's settings afresh as the live run: the same run, step by step. */
+function trainViewed() {
+  const run = ui.viewing;
+  if (!run) return;
+  stopViewing();
+  if (run.preset in ui.presets) ui.preset = run.preset;
+  if (workerCount(run.config) !== ui.helpers.length + 1) startWorker(run.config);
+  else send({ type: 'config', config: run.config });
+}
+
 // --- drawing ---------------------------------------------------------------------------
 /** With reduced motion, the views change at most this often (ms) instead of every frame. */
 const CALM_REDRAW_MS = 500;
@@ -330,7 +463,9 @@ function draw(/** @type {number} */ now) {
   if (reducedMotion.matches && ui.running && now - lastDraw < CALM_REDRAW_MS) return;
   lastDraw = now;
   ui.dirty = false;
-  const s = ui.latest;
+  // A saved run being viewed, else the live one.
+  const s = ui.viewing?.shown ?? ui.latest;
+  const history = ui.viewing?.history ?? ui.history;
   const vocab = Number(s.config.vocab);
   const rows = s.shape.tgtLen;
   const cols = s.shape.srcLen;
@@ -340,11 +475,11 @@ function draw(/** @type {number} */ now) {
   alphaMap.update({ ...common, values: s.alpha, range: [0, 1] });
   betaMap.update({ ...common, values: s.beta });
   syncHeadMaps(s, common);
-  lossChart.update(ui.history);
-  accChart.update(ui.history);
+  lossChart.update(history);
+  accChart.update(history);
   $('step').textContent = String(s.step);
   $('rate').textContent = s.running ? s.stepsPerSecond.toFixed(0) : '–';
-  const e = ui.history[ui.history.length - 1];
+  const e = history[history.length - 1];
   if (e) {
     $('m-loss').textContent = e.loss.toFixed(3);
     $('m-token').textContent = pct(e.token_accuracy);
@@ -395,7 +530,7 @@ function syncSelectors(s) {
   headSel.value = String(s.head);
   $('head-field').hidden = s.shape.heads < 2;
   const base = ui.presets[ui.preset] ?? {};
-  const custom = Object.keys(base).some((k) => !same(s.config[k], base[k]));
+  const custom = Object.keys(base).some((k) => !same(ui.config[k], base[k]));
   /** @type {HTMLSelectElement} */ ($('preset')).value = custom ? 'custom' : ui.preset;
 }
 
@@ -571,6 +706,18 @@ function wireControls() {
   $('step-once').addEventListener('click', () => send({ type: 'step', n: 1 }));
   $('copy-link').addEventListener('click', () => void copyLink());
   $('embed-button').addEventListener('click', showEmbed);
+  for (const b of document.querySelectorAll('[data-export]')) {
+    b.addEventListener('click', () => void exportAs(/** @type {HTMLElement} */ (b).dataset.export ?? ''));
+  }
+  const input = /** @type {HTMLInputElement} */ ($('open-file'));
+  $('open-button').addEventListener('click', () => input.click());
+  input.addEventListener('change', () => {
+    const file = input.files?.[0];
+    input.value = '';
+    if (file) void openFile(file);
+  });
+  $('viewing-live').addEventListener('click', stopViewing);
+  $('viewing-train').addEventListener('click', trainViewed);
   $('reset').addEventListener('click', () => send({ type: 'reset' }));
   $('new-seed').addEventListener('click', () => {
     const seed = Math.floor(Math.random() * 1_000_000);

@@ -14,6 +14,8 @@
  *   | { type: 'speed', speed: number } | { type: 'lr', value: number }
  *   | { type: 'reset', seed?: number } | { type: 'select', seq: number, head: number }
  *   | { type: 'helpers', ports: MessagePort[] }
+ *   | { type: 'get-params' }
+ *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number }
  *   | { type: 'debug-panic' }} ToWorker
  */
 
@@ -37,7 +39,9 @@
  *   | { type: 'diverged', message: string, step: number }
  *   | { type: 'panic', message: string }
  *   | { type: 'reset', seed: number }
- *   | { type: 'lr', value: number }} FromWorker
+ *   | { type: 'lr', value: number }
+ *   | { type: 'params', params: Float32Array, step: number, config: Record<string, unknown> }
+ *   | { type: 'loaded', step: number }} FromWorker
  */
 
 export {};

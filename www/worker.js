@@ -386,6 +386,32 @@ async function handle(msg) {
       head = msg.head;
       if (trainer && !dead) sendSnapshot();
       break;
+    case 'get-params':
+      if (trainer && !dead) {
+        const params = new Float32Array(trainer.params());
+        post({ type: 'params', params, step: trainer.step, config: /** @type {Record<string, unknown>} */ (config) }, [params.buffer]);
+      }
+      break;
+    case 'load-params': {
+      // Saved weights: the model of their settings, then the weights as of their step.
+      if (dead) break;
+      running = false;
+      const same = config && JSON.stringify(config) === JSON.stringify({ ...config, ...msg.config });
+      if (!same && !build(msg.config)) break;
+      const ok = guard('weights', () => {
+        trainer.loadParams(msg.params, msg.step);
+        return true;
+      });
+      if (ok) {
+        for (const p of helpers) p.postMessage({ type: 'load-params', params: msg.params, step: msg.step });
+        sentHistory = 0;
+        losses = [];
+        sentLosses = 0;
+        post({ type: 'loaded', step: msg.step });
+      }
+      sendSnapshot();
+      break;
+    }
     case 'debug-panic':
       guard('debug', () => wasm.debugPanic());
       break;

@@ -5,7 +5,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { startServer, launch } from './harness.js';
+import { startServer, launch, freshPage } from './harness.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 
@@ -24,17 +24,7 @@ after(async () => {
 });
 
 /** @param {string} [query] @param {{ width?: number, scheme?: 'light' | 'dark', reducedMotion?: 'reduce' | 'no-preference' }} [o] */
-async function open(query = '', o = {}) {
-  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: 900 } });
-  const page = await context.newPage();
-  await page.emulateMedia({ colorScheme: o.scheme ?? 'light', reducedMotion: o.reducedMotion ?? 'no-preference' });
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(server.url + query);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
-  return { context, page, errors };
-}
+const open = (query = '', o = {}) => freshPage(browser, server.url + query, o);
 
 /** @param {import('playwright-core').Page} page */
 const stepOf = (page) => page.evaluate(() => Number(document.getElementById('step')?.textContent));

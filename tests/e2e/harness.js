@@ -37,3 +37,32 @@ export async function launch(size = {}) {
   const context = await browser.newContext({ viewport: { width: size.width ?? 1280, height: size.height ?? 900 } });
   return { browser, context };
 }
+
+/**
+ * A page in its own fresh browser context, opened on `url` once the page's first run is
+ * built; `errors` collects its uncaught exceptions and console errors.
+ * @param {import('playwright-core').Browser} browser @param {string} url
+ * @param {{ width?: number, scheme?: 'light' | 'dark', reducedMotion?: 'reduce' | 'no-preference',
+ *   permissions?: string[] }} [o]
+ */
+export async function freshPage(browser, url, o = {}) {
+  const context = await browser.newContext({ viewport: { width: o.width ?? 1280, height: 900 }, acceptDownloads: true });
+  if (o.permissions?.length) await context.grantPermissions(o.permissions, { origin: new URL(url).origin });
+  const page = await context.newPage();
+  await page.emulateMedia({ colorScheme: o.scheme ?? 'light', reducedMotion: o.reducedMotion ?? 'no-preference' });
+  /** @type {string[]} */
+  const errors = [];
+  page.on('pageerror', (e) => errors.push(String(e)));
+  page.on('console', (m) => {
+    if (m.type() === 'error') errors.push(m.text());
+  });
+  await page.goto(url);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  return { context, page, errors };
+}
+
+/** Evaluates `expr` with `ui` bound to the page's state (window.__ap.ui).
+ * @param {import('playwright-core').Page} page @param {string} expr */
+export function uiOf(page, expr) {
+  return page.evaluate((e) => new Function('ui', `return ${e}`)(/** @type {any} */ (window).__ap.ui), expr);
+}

@@ -4,7 +4,7 @@
 // unusable keys are reported once and ignored while the rest applies.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.js';
+import { startServer, launch, freshPage, uiOf } from './harness.js';
 
 /** @type {{ url: string, stop: () => void }} */
 let server;
@@ -20,25 +20,9 @@ after(async () => {
   server?.stop();
 });
 
-/** A page in its own fresh browser context, loaded and with its first run built.
- * @param {string} url @param {string[]} [permissions] */
-async function fresh(url, permissions = []) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
-  if (permissions.length) await context.grantPermissions(permissions, { origin: new URL(server.url).origin });
-  const page = await context.newPage();
-  /** @type {string[]} */
-  const errors = [];
-  page.on('pageerror', (e) => errors.push(String(e)));
-  page.on('console', (m) => {
-    if (m.type() === 'error') errors.push(m.text());
-  });
-  await page.goto(url);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
-  return { context, page, errors };
-}
-
-/** @param {import('playwright-core').Page} page @param {string} expr */
-const ui = (page, expr) => page.evaluate((e) => new Function('ui', `return ${e}`)(/** @type {any} */ (window).__ap.ui), expr);
+/** @param {string} url @param {string[]} [permissions] */
+const fresh = (url, permissions = []) => freshPage(browser, url, { permissions });
+const ui = uiOf;
 
 /** Plays at full speed to step ≥ n, pauses, and returns the first n training losses.
  * @param {import('playwright-core').Page} page @param {number} n */

@@ -199,6 +199,63 @@ export class LineChart {
     this.describe();
   }
 
+  /**
+   * The chart as a standalone picture for export: title, legend and the plot as drawn,
+   * on the page's background, at the canvas's own resolution.
+   * @returns {HTMLCanvasElement}
+   */
+  toCanvas() {
+    const dpr = window.devicePixelRatio || 1;
+    const src = this.canvas;
+    const pad = Math.round(8 * dpr);
+    const line = Math.round(18 * dpr);
+    const out = document.createElement('canvas');
+    const g = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));
+    const font = this.style.fontFamily || 'sans-serif';
+    // Legend items (a dashed sample and the label of each series), wrapped into rows.
+    g.font = `${Math.round(12 * dpr)}px ${font}`;
+    const width = src.width + 2 * pad;
+    /** @type {{ s: { label: string, color: string, dash: number[] }, x: number, row: number }[]} */
+    const items = [];
+    let x = pad;
+    let row = 0;
+    for (const s of this.series) {
+      const w = 28 * dpr + g.measureText(s.label).width;
+      if (x > pad && x + w > width - pad) {
+        x = pad;
+        row++;
+      }
+      items.push({ s, x, row });
+      x += w + 14 * dpr;
+    }
+    const legendH = (row + 1) * line;
+    out.width = width;
+    out.height = pad + line + legendH + Math.round(6 * dpr) + src.height + pad;
+    // The page's background, as the page shows the chart.
+    g.fillStyle = getComputedStyle(document.body).backgroundColor || this.resolve('var(--ap-bg, #fff)');
+    g.fillRect(0, 0, out.width, out.height);
+    g.fillStyle = this.resolve('var(--ap-fg, #222)');
+    g.font = `600 ${Math.round(14 * dpr)}px ${font}`;
+    g.textBaseline = 'top';
+    g.fillText(this.title, pad, pad);
+    g.font = `${Math.round(12 * dpr)}px ${font}`;
+    for (const { s, x: ix, row: r } of items) {
+      const y = pad + line + r * line;
+      g.strokeStyle = this.resolve(s.color);
+      g.lineWidth = LINE_WIDTH * dpr;
+      g.setLineDash(s.dash.map((d) => d * dpr));
+      g.beginPath();
+      g.moveTo(ix, y + 6 * dpr);
+      g.lineTo(ix + 24 * dpr, y + 6 * dpr);
+      g.stroke();
+      g.setLineDash([]);
+      g.fillStyle = this.resolve('var(--ap-muted, #555)');
+      g.fillText(s.label, ix + 28 * dpr, y);
+    }
+    g.drawImage(src, pad, pad + line + legendH + Math.round(6 * dpr));
+    return out;
+  }
+
   /** Empties the chart. */
   clear() {
     this.points = [];

@@ -336,26 +336,7 @@ export class Heatmap {
     const ch = h / this.rows;
     const style = getComputedStyle(this.element);
     if (this.showAligned) {
-      // A dark halo under a light line reads on both ends of every colormap.
-      const lw = Math.max(1, Math.min(2 * dpr, Math.min(cw, ch) / 6));
-      for (const [color, width] of /** @type {[string, number][]} */ ([
-        [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', lw * 2],
-        [style.getPropertyValue('--ap-aligned').trim() || '#fff', lw],
-      ])) {
-        g.strokeStyle = color;
-        g.lineWidth = width;
-        g.beginPath();
-        for (let r = 0; r < this.rows; r++) {
-          const c = this.aligned[r];
-          if (c < 0) continue;
-          const x0 = Math.round(c * cw);
-          const y0 = Math.round(r * ch);
-          const x1 = Math.round((c + 1) * cw);
-          const y1 = Math.round((r + 1) * ch);
-          g.rect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
-        }
-        g.stroke();
-      }
+      this.strokeAligned(g, style, 0, 0, cw, ch, Math.max(1, Math.min(2 * dpr, Math.min(cw, ch) / 6)));
     }
     if (this.hover) {
       const { r, c } = this.hover;
@@ -371,6 +352,34 @@ export class Heatmap {
       g.fillStyle = 'rgba(255,255,255,0.12)';
       g.fillRect(0, y0, w, y1 - y0);
       g.fillRect(x0, 0, x1 - x0, h);
+    }
+  }
+
+  /**
+   * Outlines each row's aligned cell on `g`, cells `cw` × `ch` from (x, y): a dark halo
+   * under a light line, which reads on both ends of every colormap.
+   * @private
+   * @param {CanvasRenderingContext2D} g @param {CSSStyleDeclaration} style
+   * @param {number} x @param {number} y @param {number} cw @param {number} ch @param {number} lw
+   */
+  strokeAligned(g, style, x, y, cw, ch, lw) {
+    for (const [color, width] of /** @type {[string, number][]} */ ([
+      [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', lw * 2],
+      [style.getPropertyValue('--ap-aligned').trim() || '#fff', lw],
+    ])) {
+      g.strokeStyle = color;
+      g.lineWidth = width;
+      g.beginPath();
+      for (let r = 0; r < this.rows; r++) {
+        const c = this.aligned[r];
+        if (c < 0) continue;
+        const x0 = x + Math.round(c * cw);
+        const y0 = y + Math.round(r * ch);
+        const x1 = x + Math.round((c + 1) * cw);
+        const y1 = y + Math.round((r + 1) * ch);
+        g.rect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
+      }
+      g.stroke();
     }
   }
 
@@ -397,6 +406,80 @@ export class Heatmap {
       return `${minus(p.toFixed(a < 1 ? 2 : 1).replace(/\.0+$/, ''))}%`;
     }
     return Math.abs(v) < 0.005 ? '0.00' : minus(v.toFixed(2));
+  }
+
+  /**
+   * The heatmap as a standalone picture for export: title, cells (one block of `cell`
+   * pixels each), the aligned outline, every k-th axis label and the colour legend, on the
+   * page's background.
+   * @param {number} [cell] pixels per cell (default: as large as shown, at least 12)
+   * @returns {HTMLCanvasElement}
+   */
+  toCanvas(cell) {
+    const dpr = window.devicePixelRatio || 1;
+    const style = getComputedStyle(this.element);
+    const size = Math.max(12, Math.round(cell ?? Math.min(this.cssW / Math.max(1, this.cols), this.cssH / Math.max(1, this.rows)) * dpr));
+    const font = style.fontFamily || 'sans-serif';
+    const px = (/** @type {number} */ n) => Math.round(n * dpr);
+    const out = document.createElement('canvas');
+    const g = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));
+    g.font = `${px(11)}px ${font}`;
+    const label = (/** @type {readonly string[] | undefined} */ l, /** @type {number} */ i) => (l && i < l.length ? l[i] : String(i));
+    let rowW = 0;
+    for (let r = 0; r < this.rows; r++) rowW = Math.max(rowW, g.measureText(label(this.rowLabels, r)).width);
+    const left = Math.ceil(rowW) + px(24);
+    const top = px(28);
+    const w = this.cols * size;
+    const h = this.rows * size;
+    out.width = left + w + px(12);
+    out.height = top + h + px(64);
+    g.fillStyle = getComputedStyle(document.body).backgroundColor || '#fff';
+    g.fillRect(0, 0, out.width, out.height);
+    const fg = style.color || '#222';
+    g.fillStyle = fg;
+    g.font = `600 ${px(14)}px ${font}`;
+    g.textBaseline = 'top';
+    g.fillText(/** @type {string} */ (this.element.querySelector('.ap-title')?.textContent), px(4), px(4));
+    // Cells: the painted image, one pixel per cell, scaled up without smoothing.
+    g.imageSmoothingEnabled = false;
+    if (this.image) g.drawImage(this.cells, left, top, w, h);
+    if (this.showAligned) this.strokeAligned(g, style, left, top, size, size, Math.max(1, Math.min(px(2), size / 6)));
+    g.font = `${px(11)}px ${font}`;
+    g.fillStyle = fg;
+    g.textBaseline = 'middle';
+    g.textAlign = 'right';
+    const rowStep = Math.max(1, Math.ceil(px(13) / size));
+    for (let r = 0; r < this.rows; r += rowStep) g.fillText(label(this.rowLabels, r), left - px(4), top + (r + 0.5) * size);
+    g.textAlign = 'center';
+    g.textBaseline = 'top';
+    let colW = 0;
+    for (let c = 0; c < this.cols; c++) colW = Math.max(colW, g.measureText(label(this.colLabels, c)).width);
+    const colStep = Math.max(1, Math.ceil((colW + px(4)) / size));
+    for (let c = 0; c < this.cols; c += colStep) g.fillText(label(this.colLabels, c), left + (c + 0.5) * size, top + h + px(3));
+    g.fillText('source position s', left + w / 2, top + h + px(18));
+    g.save();
+    g.translate(px(8), top + h / 2);
+    g.rotate(-Math.PI / 2);
+    g.fillText('target step t', 0, -px(6));
+    g.restore();
+    // Legend: the symbol and the low end, the colour bar, the high end.
+    const barY = top + h + px(38);
+    g.fillStyle = fg;
+    g.textAlign = 'left';
+    const low = `${this.kind === 'attention' ? 'α' : 'β'} ${this.format(this.min)}`;
+    const barX = px(4) + g.measureText(low).width + px(6);
+    g.fillText(low, px(4), barY - px(1));
+    const barW = Math.max(px(60), Math.min(w - barX + left - px(60), px(160)));
+    const lut = this.lut;
+    const n = lut.length / 4;
+    for (let i = 0; i < barW; i++) {
+      const j = Math.round((i / Math.max(1, barW - 1)) * (n - 1)) * 4;
+      g.fillStyle = `rgb(${lut[j]}, ${lut[j + 1]}, ${lut[j + 2]})`;
+      g.fillRect(barX + i, barY, 1, px(10));
+    }
+    g.fillStyle = fg;
+    g.fillText(this.format(this.max), barX + barW + px(6), barY - px(1));
+    return out;
   }
 
   // ---- labels ----------------------------------------------------------------------------

@@ -1,0 +1,31 @@
+// @ts-check
+// Makes pkg/ an installable npm package after scripts/build: package.json (name, version
+// from Cargo.toml, ES module entry point), the loader index.js, variant.js, README.md.
+// Usage: node scripts/package.js
+import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cargo = readFileSync(`${root}Cargo.toml`, 'utf8');
+const version = /^version\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
+if (!version) throw new Error('no version in Cargo.toml');
+const variants = ['scalar', 'simd128', 'relaxed-simd'];
+const pkg = {
+  name: 'attention-playground',
+  version,
+  description: 'The seq2seq-with-attention trainer of Attention Playground, in WebAssembly (scalar, simd128, relaxed-SIMD).',
+  license: 'MIT',
+  type: 'module',
+  main: './index.js',
+  exports: {
+    '.': './index.js',
+    ...Object.fromEntries(variants.map((v) => [`./${v}`, `./${v}/attention_playground.js`])),
+  },
+  files: ['index.js', 'variant.js', 'README.md', ...variants.flatMap((v) => [`${v}/attention_playground.js`, `${v}/attention_playground_bg.wasm`])],
+  sideEffects: false,
+};
+writeFileSync(`${root}pkg/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
+copyFileSync(`${root}www/package-entry.js`, `${root}pkg/index.js`);
+copyFileSync(`${root}scripts/pkg/README.md`, `${root}pkg/README.md`);
+copyFileSync(`${root}www/variant.js`, `${root}pkg/variant.js`);
+console.log(`pkg/: attention-playground ${version}`);

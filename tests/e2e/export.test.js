@@ -1,0 +1,162 @@
+// @ts-check
+// End-to-end tests of the exports, through the page's Export menu and Open button: every
+// download parses and holds what it should; a run file opens again and shows the same α;
+// saved weights load into a fresh page (other seed) and show the same α without retraining.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { inflateSync } from 'node:zlib';
+import { startServer, launch, freshPage, uiOf } from './harness.js';
+
+/** @type {{ url: string, stop: () => void }} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  ({ browser } = await launch());
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** @param {string} [query] */
+const open = (query = '') => freshPage(browser, server.url + query);
+const ui = uiOf;
+
+/** Trains to a step that was evaluated (a multiple of 10, ≥ n): play, pause, then single steps.
+ * @param {import('playwright-core').Page} page @param {number} n */
+async function trainTo(page, n) {
+  await page.selectOption('#speed', '16');
+  await page.click('#play');
+  await page.waitForFunction((k) => Number(document.getElementById('step')?.textContent) >= k, n, { timeout: 60_000 });
+  await page.click('#play');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false);
+  while (Number(await ui(page, 'ui.latest.step')) % 10 !== 0) {
+    const s = Number(await ui(page, 'ui.latest.step'));
+    await page.click('#step-once');
+    await page.waitForFunction((k) => /** @type {any} */ (window).__ap.ui.latest.step === k + 1, s);
+  }
+  return Number(await ui(page, 'ui.latest.step'));
+}
+
+/** Clicks an item of the Export menu and returns the downloaded file.
+ * @param {import('playwright-core').Page} page @param {string} kind */
+async function exported(page, kind) {
+  await page.click('#export-menu summary');
+  const [dl] = await Promise.all([page.waitForEvent('download'), page.click(`[data-export="${kind}"]`)]);
+  return { name: dl.suggestedFilename(), bytes: readFileSync(/** @type {string} */ (await dl.path())) };
+}
+
+/** Width, height and the number of distinct byte values of a PNG's pixels (decoded here).
+ * @param {Buffer} b */
+function pngInfo(b) {
+  assert.deepEqual([...b.subarray(0, 8)], [137, 80, 78, 71, 13, 10, 26, 10], 'PNG signature');
+  let at = 8;
+  const idat = [];
+  let width = 0;
+  let height = 0;
+  while (at < b.length) {
+    const len = b.readUInt32BE(at);
+    const type = b.toString('latin1', at + 4, at + 8);
+    const data = b.subarray(at + 8, at + 8 + len);
+    if (type === 'IHDR') {
+      width = data.readUInt32BE(0);
+      height = data.readUInt32BE(4);
+    }
+    if (type === 'IDAT') idat.push(data);
+    at += 12 + len;
+  }
+  const raw = inflateSync(Buffer.concat(idat));
+  return { width, height, distinct: new Set(raw).size };
+}
+
+/** The α heatmap's cells as drawn. @param {import('playwright-core').Page} page */
+const alphaPixels = (page) => page.evaluate(() => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL());
+
+test('each export downloads a file that parses and holds what it should; a run file opens again', async () => {
+  const { context, page, errors } = await open('?seed=3');
+  const step = await trainTo(page, 30);
+  const losses = /** @type {number[]} */ (await ui(page, 'ui.losses'));
+  const history = /** @type {any[]} */ (await ui(page, 'ui.history'));
+  const latest = /** @type {any} */ (await ui(page, '({ ...ui.latest, alpha: Array.from(ui.latest.alpha), beta: Array.from(ui.latest.beta) })'));
+  for (const [kind, minW] of /** @type {const} */ ([['alpha', 200], ['beta', 200], ['loss-chart', 200], ['acc-chart', 200], ['panel', 800]])) {
+    const f = await exported(page, kind);
+    assert.match(f.name, new RegExp(`^attention-playground-small-easy-seed3-step${step}-.*\\.png$`));
+    const info = pngInfo(f.bytes);
+    assert.ok(info.width >= minW && info.height >= 150, `${kind}: ${info.width}×${info.height}`);
+    assert.ok(info.distinct > 30, `${kind} is a picture, not a blank (${info.distinct} distinct byte values)`);
+  }
+  const csv = (await exported(page, 'csv')).bytes.toString('utf8').trim().split('\n').map((l) => l.split(','));
+  assert.deepEqual(csv[0], ['step', 'train_loss', 'eval_loss', 'token_accuracy', 'attention_accuracy', 'ktiw_accuracy', 'ktiw_score', 'agreement']);
+  assert.equal(csv.length, step + 2, 'a header and a row per step 0…N');
+  assert.deepEqual(csv.slice(2).map((r) => Number(r[1])), losses, 'every training loss');
+  for (const e of history) assert.equal(Number(csv[e.step + 1][2]), e.loss, `eval loss at ${e.step}`);
+  const hist = JSON.parse((await exported(page, 'history')).bytes.toString('utf8'));
+  assert.deepEqual(hist.evaluations, history);
+  assert.deepEqual(hist.training_loss, losses);
+  assert.equal(hist.config.seed, 3);
+  const runBytes = (await exported(page, 'run')).bytes;
+  const run = JSON.parse(runBytes.toString('utf8'));
+  assert.equal(run.format, 'attention-playground-run');
+  assert.equal(run.version, 1);
+  assert.equal(run.config.seed, 3);
+  assert.equal(run.step, step);
+  assert.deepEqual(run.history.evaluations, history);
+  assert.deepEqual(run.shown.alpha, latest.alpha, 'the final α');
+  assert.deepEqual(run.shown.beta, latest.beta, 'the final β');
+  assert.match(run.link, /seed=3/);
+  const before = await alphaPixels(page);
+  assert.deepEqual(errors, []);
+  await context.close();
+
+  // Opened in a fresh page, the run file shows the same α and its curves.
+  const again = await open();
+  await again.page.setInputFiles('#open-file', { name: 'saved-run.json', mimeType: 'application/json', buffer: runBytes });
+  await again.page.waitForSelector('#viewing:not([hidden])');
+  assert.match(await again.page.textContent('#viewing-text') ?? '', new RegExp(`saved-run\\.json.*seed 3, step ${step}`));
+  await again.page.waitForFunction(() => Number(document.getElementById('step')?.textContent) > 0);
+  assert.equal(Number(await again.page.textContent('#step')), step);
+  assert.equal(await alphaPixels(again.page), before, 'the same α, pixel for pixel');
+  assert.equal(await again.page.isDisabled('#play'), true, 'a saved run is viewed, not trained');
+  await again.page.click('#viewing-live');
+  assert.equal(await again.page.isDisabled('#play'), false);
+  assert.equal(Number(await again.page.textContent('#step')), 0, 'the live run is back');
+  // A file that is not one of ours is refused with a message, and nothing changes.
+  await again.page.setInputFiles('#open-file', { name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{"a": 1}') });
+  await again.page.waitForFunction(() => /neither a run file nor a weights file/.test(document.getElementById('status')?.textContent ?? ''));
+  assert.deepEqual(again.errors, []);
+  await again.context.close();
+});
+
+test('saved weights load into a fresh page and show the same α without retraining', async () => {
+  const { context, page } = await open('?preset=small-hard&seed=8');
+  const step = await trainTo(page, 50);
+  const before = await alphaPixels(page);
+  const loss = await ui(page, 'ui.history.at(-1).loss');
+  const f = await exported(page, 'weights');
+  const w = JSON.parse(f.bytes.toString('utf8'));
+  assert.equal(w.format, 'attention-playground-weights');
+  assert.equal(w.step, step);
+  assert.equal(w.config.seed, 8);
+  assert.equal(Buffer.from(w.params, 'base64').length, 4 * w.count);
+  await context.close();
+
+  const fresh = await open();
+  assert.notEqual(await alphaPixels(fresh.page), before);
+  await fresh.page.setInputFiles('#open-file', { name: 'w.json', mimeType: 'application/json', buffer: f.bytes });
+  await fresh.page.waitForFunction(() => /Loaded the saved weights/.test(document.getElementById('status')?.textContent ?? ''));
+  await fresh.page.waitForFunction((s) => /** @type {any} */ (window).__ap.ui.latest.step === s, step);
+  assert.equal(await ui(fresh.page, 'ui.config.seed'), 8, 'the settings of the weights');
+  assert.equal(await ui(fresh.page, 'ui.history.at(-1).loss'), loss, 'the same evaluation');
+  await fresh.page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL() === b, before);
+  // Weights of another model are refused with a message; the loaded ones stay.
+  const other = { ...w, count: 3, params: Buffer.from(new Float32Array([1, 2, 3]).buffer).toString('base64') };
+  await fresh.page.setInputFiles('#open-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(other)) });
+  await fresh.page.waitForFunction(() => /weights: 3 values, but this model has/.test(document.getElementById('status')?.textContent ?? ''));
+  assert.equal(await ui(fresh.page, 'ui.latest.step'), step);
+  assert.equal(await alphaPixels(fresh.page), before);
+  await fresh.context.close();
+});
