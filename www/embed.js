@@ -8,11 +8,11 @@
 // A host matches it to its iframe by `event.source === iframe.contentWindow`.
 
 /** Every part a `hide=` list can name (each element with `data-part="name"`). */
-export const PARTS = ['title', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed', 'export', 'open',
-  'speed', 'preset', 'workers', 'seq', 'head', 'aligned', 'colormap', 'theme', 'help', 'full-page', 'alpha', 'beta',
-  'heads', 'metrics', 'loss-chart', 'acc-chart', 'settings', 'explain'];
+export const PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed', 'export', 'open',
+  'speed', 'preset', 'workers', 'compare', 'seq', 'head', 'aligned', 'colormap', 'theme', 'story', 'help', 'full-page', 'alpha', 'beta',
+  'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'settings', 'explain'];
 /** What embed mode shows: the figures, play / step / reset, the step count, a way out. */
-export const EMBED_PARTS = ['step-count', 'play', 'step', 'reset', 'full-page', 'alpha', 'beta', 'heads', 'metrics',
+export const EMBED_PARTS = ['story-panel', 'step-count', 'play', 'step', 'reset', 'full-page', 'alpha', 'beta', 'heads', 'compare-maps', 'metrics',
   'loss-chart', 'acc-chart'];
 
 /**

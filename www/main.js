@@ -9,6 +9,8 @@ import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSe
 import { readLink, writeLink, same, THEMES } from './url.js';
 import { colormapNames } from './views/colormap.js';
 import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed.js';
+import { CONTRASTS, CompareRun, mergeHistories } from './compare.js';
+import { STORY } from './story.js';
 import {
   download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
   RUN_FORMAT, WEIGHTS_FORMAT,
@@ -69,6 +71,10 @@ const ui = {
   /** Resolves the worker's reply to 'get-params'. @type {((m: { params: Float32Array, step: number, config: Record<string, unknown> }) => void) | null} */
   onParams: null,
   running: false,
+  /** The story step shown (0-based), or -1. */
+  story: -1,
+  /** A contrast to start once the first run exists (from the link). */
+  pendingCompare: '',
   /** Paused because the page went out of sight; resumes when it is back. */
   autoPaused: false,
   /** Whether the page is in sight (its tab shown and, when embedded, scrolled into view). */
@@ -82,6 +88,9 @@ const ui = {
   /** @type {Evaluation[]} */ history: [],
   /** @type {Snapshot | null} */ latest: null,
   dirty: false,
+  /** Compare mode: the contrast, the second run and its settings' base, or null.
+   * @type {{ kind: string, run: CompareRun, base: string, names: [string, string] } | null} */
+  compare: null,
 };
 
 // --- views ---------------------------------------------------------------------------
@@ -89,27 +98,150 @@ const alphaMap = new Heatmap($('alpha'), { title: 'Attention α', kind: 'attenti
 const betaMap = new Heatmap($('beta'), { title: 'KTIW β (log-odds)', kind: 'ktiw' });
 /** @type {Heatmap[]} */
 let headMaps = [];
-const lossChart = new LineChart($('loss-chart'), {
-  title: 'Loss (evaluation batch)',
-  series: [{ key: 'loss', label: 'loss' }],
-  yRange: 'auto',
-});
-const accChart = new LineChart($('acc-chart'), {
-  title: 'Accuracy',
-  series: [
-    // The theme's series colours (views.css), in this order: blue, vermillion, green, purple.
-    { key: 'token_accuracy', label: 'token accuracy' },
-    { key: 'attention_accuracy', label: 'attention accuracy' },
-    { key: 'ktiw_accuracy', label: 'KTIW accuracy' },
-    { key: 'ktiw_score', label: 'KTIW score' },
-  ],
-  yRange: [0, 1],
-});
+const alphaMapB = new Heatmap($('alpha-b'), { title: 'Attention α', kind: 'attention' });
+const betaMapB = new Heatmap($('beta-b'), { title: 'KTIW β (log-odds)', kind: 'ktiw' });
+/** The accuracy metrics the chart draws (colours: the theme's series 1–4 in this order). */
+const ACCURACIES = [
+  ['token_accuracy', 'token accuracy'],
+  ['attention_accuracy', 'attention accuracy'],
+  ['ktiw_accuracy', 'KTIW accuracy'],
+  ['ktiw_score', 'KTIW score'],
+];
+/** Solid for the first run, dashed for the second. */
+const RUN_DASH = [[], [6, 4]];
+
+/** The charts: of one run, or in compare mode both runs' curves on the same axes (colour
+ * by metric, dash by run). @param {[string, string] | null} names */
+function makeCharts(names) {
+  const loss = new LineChart($('loss-chart'), {
+    title: 'Loss (evaluation batch)',
+    series: names
+      ? names.map((n, r) => ({ key: r ? 'loss_b' : 'loss', label: `loss, ${n}`, color: 'var(--ap-series-1)', dash: RUN_DASH[r] }))
+      : [{ key: 'loss', label: 'loss' }],
+    yRange: 'auto',
+  });
+  const acc = new LineChart($('acc-chart'), {
+    title: 'Accuracy',
+    series: names
+      // Compare: token, attention and KTIW accuracy of both runs (the KTIW score would be an eighth line).
+      ? ACCURACIES.slice(0, 3).flatMap(([key, label], i) => names.map((n, r) => ({
+        key: r ? `${key}_b` : key, label: `${label}, ${n}`, color: `var(--ap-series-${i + 1})`, dash: RUN_DASH[r],
+      })))
+      : ACCURACIES.map(([key, label]) => ({ key, label })),
+    yRange: [0, 1],
+  });
+  return { loss, acc };
+}
+let { loss: lossChart, acc: accChart } = makeCharts(null);
 
 // --- worker ----------------------------------------------------------------------------
 /** @param {ToWorker} msg */
 function send(msg) {
   ui.worker?.postMessage(msg);
+  // The compared run follows every control of the first (its settings follow on their own).
+  if (ui.compare && ['play', 'pause', 'step', 'reset', 'speed', 'select', 'lr'].includes(msg.type)) ui.compare.run.send(msg);
+}
+
+/** Starts (or with '' ends) compare mode: a second run, the first's settings with one
+ * changed, same seed, in its own worker. @param {string} kind a key of CONTRASTS, or '' */
+function setCompare(kind) {
+  ui.compare?.run.stop();
+  ui.compare = null;
+  /** @type {HTMLSelectElement} */ ($('compare')).value = kind;
+  if (kind && CONTRASTS[kind] && ui.latest) {
+    const names = CONTRASTS[kind].names(ui.config);
+    const run = new CompareRun(variant, (m) => onCompareMessage(m));
+    ui.compare = { kind, run, base: JSON.stringify(ui.config), names };
+    run.start(CONTRASTS[kind].apply(ui.config), ui.speed);
+    run.send({ type: 'select', seq: ui.seq, head: ui.head });
+    if (ui.running) run.send({ type: 'play' });
+  } else if (kind && CONTRASTS[kind]) {
+    ui.pendingCompare = kind; // once the first run exists
+  }
+  lossChart.destroy();
+  accChart.destroy();
+  ({ loss: lossChart, acc: accChart } = makeCharts(ui.compare?.names ?? null));
+  $('maps-b').hidden = !ui.compare;
+  $('name-a').hidden = !ui.compare;
+  $('name-a').textContent = ui.compare ? `First run: ${ui.compare.names[0]}` : '';
+  $('name-b').textContent = ui.compare ? `Second run: ${ui.compare.names[1]} (same seed; solid and dashed lines on the charts)` : '';
+  ui.dirty = true;
+}
+
+/** Shows story step `k` and, when `apply`, sets its run up through the page's controls.
+ * @param {number} k @param {boolean} [apply] */
+function showStory(k, apply = true) {
+  const st = STORY[k];
+  if (!st) return;
+  ui.story = k;
+  $('story').hidden = false;
+  $('story-title').textContent = `${k + 1} of ${STORY.length}: ${st.title}`;
+  $('story-text').textContent = st.text;
+  /** @type {HTMLButtonElement} */ ($('story-prev')).disabled = k === 0;
+  /** @type {HTMLButtonElement} */ ($('story-next')).disabled = k === STORY.length - 1;
+  ui.dirty = true;
+  if (!apply) return;
+  stopViewing();
+  if (st.speed !== undefined) {
+    ui.speed = st.speed;
+    /** @type {HTMLSelectElement} */ ($('speed')).value = String(st.speed);
+    send({ type: 'speed', speed: st.speed });
+  }
+  if (!st.keep) {
+    if (ui.running) send({ type: 'pause' });
+    ui.running = false;
+    ui.autoPaused = false;
+    setCompare('');
+    ui.preset = st.preset;
+    const config = ui.presets[st.preset];
+    if (workerCount(config) !== ui.helpers.length + 1) startWorker(config);
+    else send({ type: 'config', config });
+    if (st.compare) ui.pendingCompare = st.compare;
+  }
+  if (st.play && !ui.running) {
+    send({ type: 'play' });
+    ui.running = true;
+  }
+  syncPlay();
+}
+
+function closeStory() {
+  ui.story = -1;
+  $('story').hidden = true;
+  ui.dirty = true;
+}
+
+/** @param {FromWorker} msg */
+function onCompareMessage(msg) {
+  const c = ui.compare;
+  if (!c) return;
+  if (msg.type === 'snapshot') {
+    c.run.take(msg);
+    ui.dirty = true;
+  } else if (msg.type === 'panic' || msg.type === 'error' || msg.type === 'diverged') {
+    showStatus(`The compared run (${c.names[1]}): ${msg.message}`, msg.type === 'diverged' ? 'warn' : 'error');
+  }
+}
+
+/** A new first run (other settings): the compared run restarts on them, contrast applied. */
+function followCompare() {
+  const c = ui.compare;
+  if (!c || c.base === JSON.stringify(ui.config)) return;
+  // The learning rate is relayed as it changes; any other setting restarts the pair.
+  const { learning_rate: _a, ...now } = ui.config;
+  const { learning_rate: _b, ...before } = JSON.parse(c.base);
+  c.base = JSON.stringify(ui.config);
+  if (JSON.stringify(now) === JSON.stringify(before)) return;
+  c.names = CONTRASTS[c.kind].names(ui.config);
+  c.run.send({ type: 'config', config: CONTRASTS[c.kind].apply(ui.config) });
+  setCompareLabels();
+}
+
+function setCompareLabels() {
+  const c = ui.compare;
+  if (!c) return;
+  $('name-a').textContent = `First run: ${c.names[0]}`;
+  $('name-b').textContent = `Second run: ${c.names[1]} (same seed; solid and dashed lines on the charts)`;
 }
 
 /** How many workers share each batch: all cores for large batches (the paper size),
@@ -161,14 +293,20 @@ function onMessage(msg) {
       ui.history.push(...msg.history);
       ui.losses.length = Math.min(ui.losses.length, msg.lossesFrom);
       ui.losses.push(...msg.losses);
-      if (ui.linkPending) linkAccepted(msg.config);
-      else syncForm(msg.config);
       ui.latest = msg;
       ui.running = msg.running;
       ui.config = msg.config;
       ui.seq = msg.seq;
       ui.head = msg.head;
       ui.dirty = true;
+      if (ui.linkPending) linkAccepted(msg.config);
+      else syncForm(msg.config);
+      if (ui.pendingCompare) {
+        const kind = ui.pendingCompare;
+        ui.pendingCompare = '';
+        setCompare(kind);
+      }
+      followCompare();
       break;
     case 'error':
       if (ui.linkPending && msg.where === 'config') linkRefused(msg.field, msg.message);
@@ -212,6 +350,8 @@ function applyLink() {
   ui.seq = link.view.seq ?? 0;
   ui.head = link.view.head ?? -1;
   setColormap(link.view.colormap ?? ui.colormap);
+  if (link.view.compare) setCompare(link.view.compare);
+  if (link.view.story) showStory(link.view.story - 1, false);
   setTheme(link.view.theme ?? ui.theme);
   /** @type {HTMLSelectElement} */ ($('speed')).value = String(ui.speed);
   /** @type {HTMLSelectElement} */ ($('workers')).value = String(ui.workers);
@@ -271,7 +411,11 @@ function linkAccepted(config) {
 /** Keeps the address bar on the current run (only what differs from the defaults). */
 function syncLink() {
   if (!ui.linkRead || ui.linkPending || !ui.latest) return;
-  const view = { speed: ui.speed, seq: ui.seq, head: ui.head, workers: ui.workers, colormap: ui.colormap, theme: ui.theme };
+  const view = {
+    speed: ui.speed, seq: ui.seq, head: ui.head, workers: ui.workers, colormap: ui.colormap, theme: ui.theme,
+    compare: ui.compare?.kind ?? '',
+    story: ui.story + 1,
+  };
   const q = writeLink({ preset: ui.preset, config: ui.config, view, passthrough: ui.passthrough },
     ui.presets, DEFAULT_PRESET);
   if (q === ui.linkWritten) return;
@@ -475,8 +619,19 @@ function draw(/** @type {number} */ now) {
   alphaMap.update({ ...common, values: s.alpha, range: [0, 1] });
   betaMap.update({ ...common, values: s.beta });
   syncHeadMaps(s, common);
-  lossChart.update(history);
-  accChart.update(history);
+  const b = ui.viewing ? null : ui.compare?.run.latest;
+  if (b) {
+    const vb = Number(b.config.vocab);
+    const cb = {
+      rows: b.shape.tgtLen, cols: b.shape.srcLen, aligned: b.aligned,
+      rowLabels: Array.from(b.target, (t) => tokenName(t, vb)), colLabels: Array.from(b.source, (t) => tokenName(t, vb)),
+    };
+    alphaMapB.update({ ...cb, values: b.alpha, range: [0, 1] });
+    betaMapB.update({ ...cb, values: b.beta });
+  }
+  const points = ui.compare && !ui.viewing ? mergeHistories(history, ui.compare.run.history) : history;
+  lossChart.update(points);
+  accChart.update(points);
   $('step').textContent = String(s.step);
   $('rate').textContent = s.running ? s.stepsPerSecond.toFixed(0) : '–';
   const e = history[history.length - 1];
@@ -537,7 +692,7 @@ function syncSelectors(s) {
 /** @param {string} name */
 function setColormap(name) {
   ui.colormap = name;
-  for (const m of [alphaMap, betaMap, ...headMaps]) m.setColormap(name);
+  for (const m of [alphaMap, betaMap, alphaMapB, betaMapB, ...headMaps]) m.setColormap(name);
   /** @type {HTMLSelectElement} */ ($('colormap')).value = name;
   ui.dirty = true;
 }
@@ -706,6 +861,13 @@ function wireControls() {
   $('step-once').addEventListener('click', () => send({ type: 'step', n: 1 }));
   $('copy-link').addEventListener('click', () => void copyLink());
   $('embed-button').addEventListener('click', showEmbed);
+  $('story-button').addEventListener('click', () => showStory(Math.max(0, ui.story)));
+  $('story-prev').addEventListener('click', () => showStory(ui.story - 1));
+  $('story-next').addEventListener('click', () => showStory(ui.story + 1));
+  $('story-close').addEventListener('click', closeStory);
+  const compare = /** @type {HTMLSelectElement} */ ($('compare'));
+  compare.replaceChildren(new Option('no', ''), ...Object.entries(CONTRASTS).map(([k, c]) => new Option(c.label, k)));
+  compare.addEventListener('change', () => setCompare(compare.value));
   for (const b of document.querySelectorAll('[data-export]')) {
     b.addEventListener('click', () => void exportAs(/** @type {HTMLElement} */ (b).dataset.export ?? ''));
   }
@@ -758,7 +920,7 @@ function wireControls() {
   });
   const aligned = /** @type {HTMLInputElement} */ ($('show-aligned'));
   aligned.addEventListener('change', () => {
-    for (const m of [alphaMap, betaMap, ...headMaps]) m.setShowAligned(aligned.checked);
+    for (const m of [alphaMap, betaMap, alphaMapB, betaMapB, ...headMaps]) m.setShowAligned(aligned.checked);
   });
   const cmap = /** @type {HTMLSelectElement} */ ($('colormap'));
   cmap.replaceChildren(...colormapNames.map((n) => new Option(n, n)));
@@ -813,7 +975,7 @@ if (framed()) reportHeight();
 watchVisibility($('alpha'), framed(), onVisible);
 buildSettings();
 wireControls();
-for (const m of [alphaMap, betaMap]) m.setShowAligned(true);
+for (const m of [alphaMap, betaMap, alphaMapB, betaMapB]) m.setShowAligned(true);
 // Load the wasm first: the link is read against the presets it reports ('ready').
 startWorker(null);
 requestAnimationFrame(draw);

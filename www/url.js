@@ -9,7 +9,7 @@
 //   config: task, vocab, …, seed, eval_every) when its value differs from the preset's.
 //   Floats are written with the fewest digits that give back the same f32, so the run is
 //   the same bit for bit.
-// - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`) when not
+// - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`, `story` step) when not
 //   the default. The worker count is part of the run's bits (gradients are summed in
 //   another order).
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
@@ -17,6 +17,8 @@
 
 import { SETTINGS, SPEEDS, DEFAULT_SPEED, parseSetting } from './state.js';
 import { colormapNames } from './views/colormap.js';
+import { CONTRASTS } from './compare.js';
+import { STORY } from './story.js';
 
 export const LINK_VERSION = 1;
 /** Keys that belong to the page, not the run: kept as they are. */
@@ -37,13 +39,13 @@ export const THEMES = ['auto', 'light', 'dark'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
- *   colormap: string, theme: string }} View
+ *   colormap: string, theme: string, compare: string, story: number }} View
  * @typedef {{ preset: string, overrides: Record<string, unknown>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link
  */
 
 /** The default view. @type {View} */
-export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto' };
+export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0 };
 
 /**
  * Reads a query string. Every key it cannot use is named in `problems` and ignored; the
@@ -143,6 +145,10 @@ function parseView(key, raw) {
     case 'colormap':
       return colormapNames.includes(raw) ? { value: raw }
         : { error: `colormap: must be one of ${colormapNames.join(', ')}, got “${raw}”` };
+    case 'compare':
+      return raw in CONTRASTS ? { value: raw } : { error: `compare: must be one of ${Object.keys(CONTRASTS).join(', ')}, got “${raw}”` };
+    case 'story':
+      return int >= 1 && int <= STORY.length ? { value: int } : { error: `story: must be a step from 1 to ${STORY.length}, got “${raw}”` };
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : { error: `theme: must be one of ${THEMES.join(', ')}, got “${raw}”` };
   }

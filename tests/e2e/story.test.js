@@ -1,0 +1,95 @@
+// @ts-check
+// End-to-end tests of compare mode and the classroom story, through the page: a second run
+// that differs in one setting with the same seed, both curves on the same charts; the story's
+// steps setting up their runs and saying what to watch.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { startServer, launch, freshPage, uiOf } from './harness.js';
+
+/** @type {{ url: string, stop: () => void }} */
+let server;
+/** @type {import('playwright-core').Browser} */
+let browser;
+
+before(async () => {
+  server = await startServer();
+  ({ browser } = await launch());
+});
+after(async () => {
+  await browser?.close();
+  server?.stop();
+});
+
+/** The settings that differ between two configs. @param {any} a @param {any} b */
+const differing = (a, b) => Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
+
+test('compare mode runs a second run that differs in one setting, same seed, on the same charts', async () => {
+  const { context, page, errors } = await freshPage(browser, `${server.url}?compare=task&speed=16&seed=6`);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest != null, null, { timeout: 30_000 });
+  const a = /** @type {any} */ (await uiOf(page, 'ui.config'));
+  const b = /** @type {any} */ (await uiOf(page, 'ui.compare.run.latest.config'));
+  assert.deepEqual(differing(a, b), ['vocab'], 'easy vs hard: V = 30 against V = L = 20');
+  assert.equal(b.vocab, b.length);
+  assert.equal(b.seed, 6, 'the same seed');
+  assert.ok(await page.isVisible('#maps-b'));
+  assert.match(await page.textContent('#name-b') ?? '', /hard task/);
+  const legend = await page.textContent('#acc-chart .ap-chart-legend') ?? '';
+  for (const want of ['attention accuracy, easy task', 'attention accuracy, hard task', 'KTIW accuracy, hard task']) {
+    assert.ok(legend.includes(want), `the accuracy chart shows “${want}”: ${legend}`);
+  }
+  // Play drives both; both histories reach the charts.
+  await page.click('#play');
+  await page.waitForFunction(() => {
+    const ui = /** @type {any} */ (window).__ap.ui;
+    return ui.history.length >= 4 && ui.compare.run.history.length >= 4;
+  }, null, { timeout: 60_000 });
+  await page.click('#play');
+  const described = await page.getAttribute('#loss-chart canvas', 'aria-label') ?? '';
+  assert.match(described, /loss, easy task.*loss, hard task/s, described);
+  // Another contrast: learned against uniform attention.
+  await page.selectOption('#compare', 'attention');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.attention === 'uniform', null, { timeout: 30_000 });
+  assert.deepEqual(differing(await uiOf(page, 'ui.config'), await uiOf(page, 'ui.compare.run.latest.config')), ['attention']);
+  await page.waitForFunction(() => location.search.includes('compare=attention'));
+  // A new setting restarts the pair on it, the contrast kept.
+  await page.fill('#set-hidden', '32');
+  await page.dispatchEvent('#set-hidden', 'change');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.hidden === 32, null, { timeout: 30_000 });
+  await page.selectOption('#compare', '');
+  assert.equal(await page.isVisible('#maps-b'), false);
+  await page.waitForFunction(() => !location.search.includes('compare'));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the story steps set up their runs and say what to watch', async () => {
+  const { context, page, errors } = await freshPage(browser, server.url);
+  await page.click('#story-button');
+  assert.match(await page.textContent('#story-title') ?? '', /^1 of 6: Attention starts out flat/);
+  assert.equal(await page.isDisabled('#story-prev'), true);
+  await page.click('#story-next');
+  assert.match(await page.textContent('#story-title') ?? '', /^2 of 6: KTIW is learned first/);
+  assert.match(await page.textContent('#story-text') ?? '', /KTIW accuracy \(dotted\) climbs/);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === true);
+  await page.click('#story-next');
+  await page.click('#story-next');
+  assert.match(await page.textContent('#story-title') ?? '', /^4 of 6: The hard task stalls/);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.vocab === 20, null, { timeout: 30_000 });
+  await page.waitForFunction(() => location.search.includes('story=4') && location.search.includes('compare=task'));
+  const link = page.url();
+  await page.click('#story-next');
+  await page.click('#story-next');
+  assert.match(await page.textContent('#story-title') ?? '', /^6 of 6: Several heads rescue the hard task/);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.heads === 8, null, { timeout: 30_000 });
+  assert.equal(await uiOf(page, 'ui.config.vocab'), 20, 'the hard task');
+  assert.equal(await page.isDisabled('#story-next'), true);
+  await page.click('#story-close');
+  assert.equal(await page.isVisible('#story'), false);
+  assert.deepEqual(errors, []);
+  await context.close();
+  // A teacher's link opens the story at its step, with its run.
+  const again = await freshPage(browser, link);
+  assert.match(await again.page.textContent('#story-title') ?? '', /^4 of 6/);
+  await again.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.vocab === 20, null, { timeout: 30_000 });
+  await again.context.close();
+});
