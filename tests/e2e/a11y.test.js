@@ -127,3 +127,21 @@ test('with reduced motion the views redraw calmly but still follow the run', asy
   assert.ok(/** @type {number} */ (changes) >= 2 && /** @type {number} */ (changes) <= 6, `${changes} redraws in 2 s`);
   await context.close();
 });
+
+test('touching a heatmap cell shows its value, on a phone-sized touch screen', async () => {
+  const context = await browser.newContext({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(server.url);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  const box = /** @type {{ x: number, y: number, width: number, height: number }} */ (await page.locator('#alpha .ap-heatmap-plot').boundingBox());
+  const rows = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.shape.tgtLen));
+  // The cell of row 2, column 3.
+  const cols = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.shape.srcLen));
+  await page.touchscreen.tap(box.x + (3.5 / cols) * box.width, box.y + (2.5 / rows) * box.height);
+  await page.waitForSelector('#alpha .ap-tooltip:not([hidden])');
+  const text = await page.textContent('#alpha .ap-tooltip') ?? '';
+  assert.match(text, /α\s*\d+(\.\d+)?%/);
+  assert.match(text, /t = 2/);
+  assert.match(text, /s = 3/);
+  await context.close();
+});
