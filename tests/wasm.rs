@@ -26,6 +26,7 @@ fn gemm_matches_the_scalar_reference_on_odd_sizes() {
         (6, 10, 29),    // the dot-product kernel's edge tiles, with depths left over
         (3, 9, 29),     // at each of their unrollings
         (41, 41, 256),  // one sequence's attention scores at the paper size
+        (41, 256, 41),  // its α·h
     ];
     let oracles: [(&str, GemmFn); 1] = [("scalar", scalar::gemm)];
     check_gemm(
