@@ -3,7 +3,8 @@
 // history, the final α and β; opened again to view), the weights file, PNGs of the figures,
 // and the download itself. Formats (all JSON ones carry `format` and `version`):
 // - run:     { format: 'attention-playground-run', version: 1, saved, link, preset, config,
-//              step, history: { training_loss, evaluations }, shown: Snapshot fields }
+//              step, history: { training_loss, loss_base, evaluations }, shown: Snapshot fields }
+//   (training_loss[i] is step loss_base + i + 1's: loss_base is 0, or the step of loaded weights)
 // - weights: { format: 'attention-playground-weights', version: 1, saved, preset, config,
 //              step, count, params: base64 of little-endian f32 }
 
@@ -32,26 +33,33 @@ const json = (v) => new Blob([JSON.stringify(v)], { type: 'application/json' });
 const METRICS = /** @type {const} */ (['loss', 'token_accuracy', 'attention_accuracy', 'ktiw_accuracy', 'ktiw_score', 'agreement']);
 
 /**
- * One row per step: its training loss (empty at step 0, before any update) and, on steps
- * that were evaluated, the evaluation's metrics (`eval_loss` is the evaluation batch's).
- * @param {readonly number[]} losses training loss of steps 1, 2, … @param {readonly Evaluation[]} history
+ * One row per step from `base` on: its training loss (empty for step `base`, before the
+ * updates this run made) and, on steps that were evaluated, the evaluation's metrics
+ * (`eval_loss` is the evaluation batch's).
+ * @param {readonly number[]} losses training loss of steps base + 1, base + 2, …
+ * @param {readonly Evaluation[]} history @param {number} [base] 0, or the step of loaded weights
  */
-export function historyCsv(losses, history) {
+export function historyCsv(losses, history, base = 0) {
   const byStep = new Map(history.map((e) => [e.step, e]));
-  const last = Math.max(losses.length, ...history.map((e) => e.step));
+  const last = Math.max(base + losses.length, ...history.map((e) => e.step));
   const head = ['step', 'train_loss', ...METRICS.map((m) => (m === 'loss' ? 'eval_loss' : m))];
   const rows = [head.join(',')];
-  for (let step = 0; step <= last; step++) {
+  for (let step = base; step <= last; step++) {
     const e = byStep.get(step);
-    const train = step >= 1 && step <= losses.length ? String(losses[step - 1]) : '';
+    const i = step - base - 1;
+    const train = i >= 0 && i < losses.length ? String(losses[i]) : '';
     rows.push([step, train, ...METRICS.map((m) => (e ? String(e[m]) : ''))].join(','));
   }
   return new Blob([`${rows.join('\n')}\n`], { type: 'text/csv' });
 }
 
-/** @param {Record<string, unknown>} config @param {readonly number[]} losses @param {readonly Evaluation[]} history */
-export function historyJson(config, losses, history) {
-  return json({ format: 'attention-playground-history', version: VERSION, config, training_loss: losses, evaluations: history });
+/** @param {Record<string, unknown>} config @param {readonly number[]} losses @param {readonly Evaluation[]} history
+ * @param {number} [base] the step before the first loss */
+export function historyJson(config, losses, history, base = 0) {
+  return json({
+    format: 'attention-playground-history', version: VERSION, config, training_loss: losses, loss_base: base,
+    evaluations: history,
+  });
 }
 
 /**
@@ -68,7 +76,7 @@ export function runFile(run) {
     preset: run.preset,
     config: run.config,
     step: s.step,
-    history: { training_loss: run.losses, evaluations: run.history },
+    history: { training_loss: run.losses, loss_base: s.lossBase ?? 0, evaluations: run.history },
     shown: {
       step: s.step, loss: s.loss, seq: s.seq, head: s.head, shape: s.shape,
       alpha: Array.from(s.alpha), beta: Array.from(s.beta), perHead: s.perHead.map((a) => Array.from(a)),
@@ -80,7 +88,7 @@ export function runFile(run) {
 /**
  * Reads a run file back: the snapshot to show (not running), its history and settings.
  * @param {any} f parsed JSON
- * @returns {{ preset: string, config: Record<string, unknown>, losses: number[], history: Evaluation[], shown: Snapshot }}
+ * @returns {{ preset: string, config: Record<string, unknown>, link: string, losses: number[], history: Evaluation[], shown: Snapshot }}
  */
 export function readRunFile(f) {
   if (f?.format !== RUN_FORMAT) throw new Error('not a run file of Attention Playground');
@@ -96,13 +104,16 @@ export function readRunFile(f) {
   /** @type {Snapshot} */
   const shown = {
     type: 'snapshot', step: s.step, loss: s.loss, stepsPerSecond: 0, running: false, seq: s.seq, head: s.head,
-    shape: s.shape, historyFrom: 0, history: [], lossesFrom: 0, losses: [],
+    shape: s.shape, historyFrom: 0, history: [], lossesFrom: 0, losses: [], lossBase: Number(f.history.loss_base) || 0,
     alpha: Float32Array.from(s.alpha), beta: Float32Array.from(s.beta),
     perHead: (s.perHead ?? []).map((/** @type {number[]} */ a) => Float32Array.from(a)),
     source: Uint32Array.from(s.source), target: Uint32Array.from(s.target), aligned: Uint32Array.from(s.aligned),
     config: f.config,
   };
-  return { preset: f.preset, config: f.config, losses: f.history.training_loss, history: f.history.evaluations, shown };
+  return {
+    preset: f.preset, config: f.config, link: String(f.link ?? ''), losses: f.history.training_loss,
+    history: f.history.evaluations, shown,
+  };
 }
 
 /** @param {{ preset: string, config: Record<string, unknown>, step: number, params: Float32Array }} w */

@@ -55,6 +55,8 @@ const ui = {
   /** The link's config fields the trainer has not accepted yet (null once it has).
    * @type {Record<string, unknown> | null} */
   linkPending: null,
+  /** The link's view keys, checked against the first run's shape. @type {Partial<import('./url.js').View>} */
+  linkView: {},
   /** What of the link had to be ignored, said once. @type {string[]} */
   linkProblems: [],
   /** The page switches of the link (variant, embed, …), written back unchanged.
@@ -73,6 +75,8 @@ const ui = {
   running: false,
   /** The story step shown (0-based), or -1. */
   story: -1,
+  /** The preset of weights being loaded, taken once the trainer accepts them. */
+  pendingPreset: '',
   /** A contrast to start once the first run exists (from the link). */
   pendingCompare: '',
   /** Paused because the page went out of sight; resumes when it is back. */
@@ -89,7 +93,7 @@ const ui = {
   /** @type {Snapshot | null} */ latest: null,
   dirty: false,
   /** Compare mode: the contrast, the second run and its settings' base, or null.
-   * @type {{ kind: string, run: CompareRun, base: string, names: [string, string] } | null} */
+   * @type {{ kind: string, run: CompareRun, base: string, names: [string, string], sentRunning: boolean } | null} */
   compare: null,
 };
 
@@ -138,8 +142,17 @@ let { loss: lossChart, acc: accChart } = makeCharts(null);
 /** @param {ToWorker} msg */
 function send(msg) {
   ui.worker?.postMessage(msg);
-  // The compared run follows every control of the first (its settings follow on their own).
-  if (ui.compare && ['play', 'pause', 'step', 'reset', 'speed', 'select', 'lr'].includes(msg.type)) ui.compare.run.send(msg);
+  // The compared run follows the first run's controls (its settings, and whether it plays,
+  // follow from the first run's snapshots: followCompare, syncComparePlay).
+  if (ui.compare && ['step', 'reset', 'speed', 'select', 'lr'].includes(msg.type)) ui.compare.run.send(msg);
+}
+
+/** Plays or pauses the compared run as the first run does. @param {boolean} running */
+function syncComparePlay(running) {
+  const c = ui.compare;
+  if (!c || c.sentRunning === running) return;
+  c.sentRunning = running;
+  c.run.send({ type: running ? 'play' : 'pause' });
 }
 
 /** Starts (or with '' ends) compare mode: a second run, the first's settings with one
@@ -151,16 +164,14 @@ function setCompare(kind) {
   if (kind && CONTRASTS[kind] && ui.latest) {
     const names = CONTRASTS[kind].names(ui.config);
     const run = new CompareRun(variant, (m) => onCompareMessage(m));
-    ui.compare = { kind, run, base: JSON.stringify(ui.config), names };
+    ui.compare = { kind, run, base: JSON.stringify(ui.config), names, sentRunning: false };
     run.start(CONTRASTS[kind].apply(ui.config), ui.speed);
     run.send({ type: 'select', seq: ui.seq, head: ui.head });
-    if (ui.running) run.send({ type: 'play' });
+    syncComparePlay(ui.running);
   } else if (kind && CONTRASTS[kind]) {
     ui.pendingCompare = kind; // once the first run exists
   }
-  lossChart.destroy();
-  accChart.destroy();
-  ({ loss: lossChart, acc: accChart } = makeCharts(ui.compare?.names ?? null));
+  rebuildCharts();
   $('maps-b').hidden = !ui.compare;
   $('name-a').hidden = !ui.compare;
   $('name-a').textContent = ui.compare ? `First run: ${ui.compare.names[0]}` : '';
@@ -188,7 +199,7 @@ function showStory(k, apply = true) {
     send({ type: 'speed', speed: st.speed });
   }
   if (!st.keep) {
-    if (ui.running) send({ type: 'pause' });
+    send({ type: 'pause' });
     ui.running = false;
     ui.autoPaused = false;
     setCompare('');
@@ -208,6 +219,14 @@ function showStory(k, apply = true) {
 function closeStory() {
   ui.story = -1;
   $('story').hidden = true;
+  ui.dirty = true;
+}
+
+/** The charts for the current mode (one run, or both runs' names in their legends). */
+function rebuildCharts() {
+  lossChart.destroy();
+  accChart.destroy();
+  ({ loss: lossChart, acc: accChart } = makeCharts(ui.compare?.names ?? null));
   ui.dirty = true;
 }
 
@@ -232,8 +251,12 @@ function followCompare() {
   const { learning_rate: _b, ...before } = JSON.parse(c.base);
   c.base = JSON.stringify(ui.config);
   if (JSON.stringify(now) === JSON.stringify(before)) return;
-  c.names = CONTRASTS[c.kind].names(ui.config);
+  const names = CONTRASTS[c.kind].names(ui.config);
   c.run.send({ type: 'config', config: CONTRASTS[c.kind].apply(ui.config) });
+  if (names.join() !== c.names.join()) {
+    c.names = names;
+    rebuildCharts();
+  }
   setCompareLabels();
 }
 
@@ -276,6 +299,12 @@ function startWorker(/** @type {Record<string, unknown> | null} */ config, play 
   }
   if (ports.length) w.postMessage({ type: 'helpers', ports }, ports);
   $('workers-count').textContent = String(n);
+  // A new first run (other workers, or after a panic): the compared run starts again too.
+  if (ui.compare && config) {
+    ui.compare.base = JSON.stringify(config);
+    ui.compare.sentRunning = false;
+    ui.compare.run.send({ type: 'config', config: CONTRASTS[ui.compare.kind].apply(config) });
+  }
   if (play) send({ type: 'play' });
 }
 
@@ -299,7 +328,8 @@ function onMessage(msg) {
       ui.seq = msg.seq;
       ui.head = msg.head;
       ui.dirty = true;
-      if (ui.linkPending) linkAccepted(msg.config);
+      syncComparePlay(msg.running);
+      if (ui.linkPending) linkAccepted(msg);
       else syncForm(msg.config);
       if (ui.pendingCompare) {
         const kind = ui.pendingCompare;
@@ -331,6 +361,7 @@ function onMessage(msg) {
       ui.onParams = null;
       break;
     case 'loaded':
+      ui.preset = ui.pendingPreset || ui.preset;
       showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');
       break;
   }
@@ -356,6 +387,7 @@ function applyLink() {
   /** @type {HTMLSelectElement} */ ($('speed')).value = String(ui.speed);
   /** @type {HTMLSelectElement} */ ($('workers')).value = String(ui.workers);
   ui.linkPending = link.overrides;
+  ui.linkView = link.view;
   loadLinkConfig(params.get('autoplay') === '1');
 }
 
@@ -399,10 +431,17 @@ function linkRefused(field, message) {
 }
 
 /** The first run of the link is built: say once what was ignored.
- * @param {Record<string, unknown>} config */
-function linkAccepted(config) {
+ * @param {Snapshot} msg */
+function linkAccepted(msg) {
   ui.linkPending = null;
-  syncForm(config);
+  syncForm(msg.config);
+  const { seq, head } = ui.linkView;
+  if (seq !== undefined && seq >= msg.shape.evalSeqs) {
+    ui.linkProblems.push(`seq: this run evaluates ${msg.shape.evalSeqs} sequences (0 to ${msg.shape.evalSeqs - 1}), got ${seq}`);
+  }
+  if (head !== undefined && head >= msg.shape.heads) {
+    ui.linkProblems.push(`head: this run has ${msg.shape.heads} head${msg.shape.heads > 1 ? 's' : ''} (0 to ${msg.shape.heads - 1}, or −1 for their average), got ${head}`);
+  }
   if (ui.linkProblems.length) {
     showStatus(`Ignored from the link: ${ui.linkProblems.join('; ')}. The rest of it applies.`, 'warn');
   }
@@ -513,11 +552,12 @@ async function exportAs(kind) {
       return download(`${base}-figures.png`, await png(panel(
         [[alphaMap.toCanvas(), betaMap.toCanvas()], [lossChart.toCanvas(), accChart.toCanvas()]], caption)));
     case 'csv':
-      return download(`${base}-history.csv`, historyCsv(losses, history));
+      return download(`${base}-history.csv`, historyCsv(losses, history, shown.lossBase));
     case 'history':
-      return download(`${base}-history.json`, historyJson(config, losses, history));
+      return download(`${base}-history.json`, historyJson(config, losses, history, shown.lossBase));
     case 'run':
-      return download(`${base}-run.json`, runFile({ link: currentLink(), preset, config, losses, history, shown }));
+      // A viewed run keeps the link it was saved with.
+      return download(`${base}-run.json`, runFile({ link: ui.viewing?.link || currentLink(), preset, config, losses, history, shown }));
     case 'weights': {
       if (ui.viewing) {
         showStatus('A run file holds no weights: go back to the live run to save its weights.', 'warn');
@@ -547,9 +587,12 @@ async function openFile(file) {
     } else if (f?.format === WEIGHTS_FORMAT) {
       const w = readWeightsFile(f);
       stopViewing();
-      if (w.preset in ui.presets) ui.preset = w.preset;
-      const config = { ...ui.presets[ui.preset], ...w.config };
-      if (workerCount(config) !== ui.helpers.length + 1) startWorker(config);
+      // The trainer tries the weights before it drops the current run, so the workers stay
+      // as they are; a comparison would be with a run of another step: it ends.
+      setCompare('');
+      const preset = Object.hasOwn(ui.presets, w.preset) ? w.preset : ui.preset;
+      const config = { ...ui.presets[preset], ...w.config };
+      ui.pendingPreset = preset;
       send({ type: 'load-params', config, params: w.params, step: w.step });
     } else {
       throw new Error('neither a run file nor a weights file of Attention Playground');
@@ -566,7 +609,7 @@ const RUN_BUTTONS = ['play', 'step-once', 'reset', 'new-seed', 'seq', 'head'];
 /** Shows a saved run instead of the live one, which waits paused.
  * @param {ViewedRun} run */
 function startViewing(run) {
-  if (ui.running) send({ type: 'pause' });
+  send({ type: 'pause' });
   ui.running = false;
   ui.autoPaused = false;
   ui.viewing = run;
@@ -946,7 +989,7 @@ function onShortcut(e) {
   /** @param {string} id */
   const press = (id) => {
     const b = /** @type {HTMLButtonElement} */ ($(id));
-    if (!b.closest('[hidden]')) b.click();
+    if (!b.closest('[hidden], .ap-part-hidden')) b.click();
   };
   switch (e.key) {
     case ' ':
@@ -961,6 +1004,7 @@ function onShortcut(e) {
       press('reset');
       break;
     case '?':
+      if ($('help-button').closest('.ap-part-hidden')) return;
       /** @type {HTMLDialogElement} */ ($('help')).showModal();
       break;
     default:
@@ -972,7 +1016,7 @@ function onShortcut(e) {
 hideParts(parts.hidden);
 document.documentElement.classList.toggle('embed', embedded);
 if (framed()) reportHeight();
-watchVisibility($('alpha'), framed(), onVisible);
+watchVisibility(document.body, framed(), onVisible);
 buildSettings();
 wireControls();
 for (const m of [alphaMap, betaMap, alphaMapB, betaMapB]) m.setShowAligned(true);

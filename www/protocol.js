@@ -21,13 +21,13 @@
 
 /**
  * One frame's worth of the run: the step, the evaluations from index `historyFrom` of the
- * run's history on (0 after a new run or a reset), the training losses of the steps from
- * index `lossesFrom` on (likewise), and α / β of the selected
+ * run's history on (0 after a new run or a reset), the training losses from index
+ * `lossesFrom` on (likewise; loss `i` is step `lossBase + i + 1`'s), and α / β of the selected
  * evaluation sequence (row-major, tgtLen × srcLen).
  * @typedef {{ type: 'snapshot', step: number, loss: number, stepsPerSecond: number, running: boolean,
  *   seq: number, head: number,
  *   shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
- *   historyFrom: number, history: Evaluation[], lossesFrom: number, losses: number[], alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
+ *   historyFrom: number, history: Evaluation[], lossesFrom: number, losses: number[], lossBase: number, alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
  *   source: Uint32Array, target: Uint32Array, aligned: Uint32Array,
  *   config: Record<string, unknown> }} Snapshot
  */

@@ -71,9 +71,10 @@ export function readLink(search, presets, defaultPreset) {
     problems.push(`link format v=${version} is not this page's (v=${LINK_VERSION}); read as v=${LINK_VERSION}`);
   }
   const given = params.get('preset');
-  const preset = given !== null && !(given in presets) ? PRESET_ALIASES[given] ?? given : given;
+  const own = Object.hasOwn;
+  const preset = given !== null && !own(presets, given) && own(PRESET_ALIASES, given) ? PRESET_ALIASES[given] : given;
   if (preset !== null) {
-    if (preset in presets) link.preset = preset;
+    if (own(presets, preset)) link.preset = preset;
     else problems.push(`preset “${preset}” does not exist (known: ${Object.keys(presets).join(', ')})`);
   }
   const base = presets[link.preset] ?? {};
@@ -81,11 +82,11 @@ export function readLink(search, presets, defaultPreset) {
     if (key === 'v' || key === 'preset') continue;
     if (PASSTHROUGH.includes(key)) {
       link.passthrough.push([key, raw]);
-    } else if (key in DEFAULT_VIEW) {
+    } else if (own(DEFAULT_VIEW, key)) {
       const v = parseView(/** @type {keyof View} */ (key), raw);
       if ('error' in v) problems.push(v.error);
       else /** @type {any} */ (link.view)[key] = v.value;
-    } else if (key in base) {
+    } else if (own(base, key)) {
       const v = parseField(key, raw, base[key]);
       if ('error' in v) problems.push(v.error);
       else link.overrides[key] = v.value;
@@ -146,7 +147,7 @@ function parseView(key, raw) {
       return colormapNames.includes(raw) ? { value: raw }
         : { error: `colormap: must be one of ${colormapNames.join(', ')}, got “${raw}”` };
     case 'compare':
-      return raw in CONTRASTS ? { value: raw } : { error: `compare: must be one of ${Object.keys(CONTRASTS).join(', ')}, got “${raw}”` };
+      return Object.hasOwn(CONTRASTS, raw) ? { value: raw } : { error: `compare: must be one of ${Object.keys(CONTRASTS).join(', ')}, got “${raw}”` };
     case 'story':
       return int >= 1 && int <= STORY.length ? { value: int } : { error: `story: must be a step from 1 to ${STORY.length}, got “${raw}”` };
     case 'theme':
@@ -167,7 +168,7 @@ export function writeLink(state, presets, defaultPreset) {
   if (state.preset !== defaultPreset) out.set('preset', state.preset);
   const base = presets[state.preset] ?? {};
   for (const [key, value] of Object.entries(state.config)) {
-    if (!(key in base) || same(value, base[key])) continue;
+    if (!Object.hasOwn(base, key) || same(value, base[key])) continue;
     out.set(key, formatValue(value));
   }
   for (const key of /** @type {(keyof View)[]} */ (Object.keys(DEFAULT_VIEW))) {

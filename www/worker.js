@@ -26,9 +26,11 @@ let frameCredit = 0;
 let seq = 0;
 let head = -1;
 let sentHistory = 0;
-/** The training loss of every step of the run, in order. @type {number[]} */
+/** The training loss of every step of the run, in order: `losses[i]` is step
+ * `lossBase + i + 1`'s (lossBase is 0, or the step of loaded weights). @type {number[]} */
 let losses = [];
 let sentLosses = 0;
+let lossBase = 0;
 let dead = false;
 /** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
 let rate = [];
@@ -111,11 +113,18 @@ function build(next) {
   sentHistory = 0;
   losses = [];
   sentLosses = 0;
+  lossBase = 0;
   rate = [];
-  const [, , heads, evalSeqs] = trainer.shape();
-  seq = Math.min(seq, evalSeqs - 1);
-  head = head < heads ? head : -1;
+  clampSelection();
   return true;
+}
+
+/** Keeps the shown sequence and head inside this run's (a link or another run may ask for
+ * more than it has). */
+function clampSelection() {
+  const [, , heads, evalSeqs] = trainer.shape();
+  seq = Math.max(0, Math.min(seq, evalSeqs - 1));
+  head = head >= -1 && head < heads ? head : -1;
 }
 
 /** The snapshot of the selected evaluation sequence. @returns {Snapshot} */
@@ -150,6 +159,7 @@ function snapshot() {
     history,
     lossesFrom,
     losses: newLosses,
+    lossBase,
     alpha,
     beta,
     perHead,
@@ -375,6 +385,7 @@ async function handle(msg) {
         sentHistory = 0;
         losses = [];
         sentLosses = 0;
+        lossBase = 0;
         rate = [];
         post({ type: 'reset', seed: /** @type {number} */ ((config ?? {}).seed) });
         sendSnapshot();
@@ -384,7 +395,10 @@ async function handle(msg) {
     case 'select':
       seq = msg.seq;
       head = msg.head;
-      if (trainer && !dead) sendSnapshot();
+      if (trainer && !dead) {
+        clampSelection();
+        sendSnapshot();
+      }
       break;
     case 'get-params':
       if (trainer && !dead) {
@@ -395,8 +409,19 @@ async function handle(msg) {
     case 'load-params': {
       // Saved weights: the model of their settings, then the weights as of their step.
       if (dead) break;
-      running = false;
       const same = config && JSON.stringify(config) === JSON.stringify({ ...config, ...msg.config });
+      // Tried on a model of their own first: refused weights leave the run as it was.
+      const fits = guard('weights', () => {
+        const t = new wasm.Trainer(same ? config : msg.config);
+        try {
+          t.loadParams(msg.params, msg.step);
+        } finally {
+          t.free();
+        }
+        return true;
+      });
+      if (!fits) break;
+      pause();
       if (!same && !build(msg.config)) break;
       const ok = guard('weights', () => {
         trainer.loadParams(msg.params, msg.step);
@@ -407,6 +432,7 @@ async function handle(msg) {
         sentHistory = 0;
         losses = [];
         sentLosses = 0;
+        lossBase = msg.step;
         post({ type: 'loaded', step: msg.step });
       }
       sendSnapshot();

@@ -79,6 +79,20 @@ test('embed mode in a sandboxed iframe: only figures and play / step / reset, si
   await page.close();
 });
 
+test('with the maps hidden an embedded page still autoplays, and hidden buttons take no shortcut', async () => {
+  const page = await context.newPage();
+  await page.goto(`${server.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4&hide=alpha,beta,reset`);
+  const f = await frameOf(page, '#frame');
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 5, null, { timeout: 30_000 });
+  await f.click('#play');
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false);
+  await f.locator('body').focus();
+  await f.press('body', 'r');
+  await page.waitForTimeout(300);
+  assert.ok(await stepIn(f) > 0, 'R does not reset when the reset button is hidden');
+  await page.close();
+});
+
 test('a hide= list hides the parts it names, and a wrong name is reported', async () => {
   const page = await context.newPage();
   await page.goto(`${server.url}tests/e2e/embed-host.html?embed=1&hide=reset,metrics,nosuch`);

@@ -152,11 +152,21 @@ test('saved weights load into a fresh page and show the same α without retraini
   assert.equal(await ui(fresh.page, 'ui.config.seed'), 8, 'the settings of the weights');
   assert.equal(await ui(fresh.page, 'ui.history.at(-1).loss'), loss, 'the same evaluation');
   await fresh.page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL() === b, before);
-  // Weights of another model are refused with a message; the loaded ones stay.
-  const other = { ...w, count: 3, params: Buffer.from(new Float32Array([1, 2, 3]).buffer).toString('base64') };
+  // Trained on from the loaded step, the history's rows are numbered from it.
+  await fresh.page.click('#step-once');
+  await fresh.page.waitForFunction((s) => /** @type {any} */ (window).__ap.ui.latest.step === s + 1, step);
+  const csv = (await exported(fresh.page, 'csv')).bytes.toString('utf8').trim().split('\n').map((l) => l.split(','));
+  assert.deepEqual(csv.slice(1).map((r) => Number(r[0])), [step, step + 1]);
+  assert.equal(csv[1][1], '', 'no training loss for the loaded step');
+  assert.equal(Number(csv[2][1]), await ui(fresh.page, 'ui.losses[0]'));
+  assert.equal(Number(csv[1][2]), loss, 'the loaded step’s evaluation');
+  const afterStep = await alphaPixels(fresh.page);
+  // Weights of another model (another width, 3 values) are refused with a message; the run stays.
+  const other = { ...w, config: { ...w.config, hidden: 32 }, count: 3, params: Buffer.from(new Float32Array([1, 2, 3]).buffer).toString('base64') };
   await fresh.page.setInputFiles('#open-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(other)) });
   await fresh.page.waitForFunction(() => /weights: 3 values, but this model has/.test(document.getElementById('status')?.textContent ?? ''));
-  assert.equal(await ui(fresh.page, 'ui.latest.step'), step);
-  assert.equal(await alphaPixels(fresh.page), before);
+  assert.equal(await ui(fresh.page, 'ui.latest.step'), step + 1);
+  assert.equal(await ui(fresh.page, 'ui.config.hidden'), w.config.hidden, 'the model is the loaded one');
+  assert.equal(await alphaPixels(fresh.page), afterStep);
   await fresh.context.close();
 });

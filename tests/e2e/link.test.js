@@ -102,3 +102,17 @@ test("a link's unknown and malformed keys are reported once and ignored; the res
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('a link asking for a sequence or head the run lacks is reported and the run still trains', async () => {
+  const { context, page, errors } = await fresh(`${server.url}?seq=500&head=3&toString=1`);
+  await page.waitForSelector('#status:not([hidden])');
+  const status = await page.textContent('#status') ?? '';
+  assert.match(status, /seq: this run evaluates 50 sequences/);
+  assert.match(status, /head: this run has 1 head/);
+  assert.match(status, /unknown key “toString”/);
+  await page.click('#play');
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 5);
+  assert.equal(await ui(page, 'ui.seq'), 49, 'the last sequence instead');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

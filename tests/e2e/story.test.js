@@ -93,3 +93,27 @@ test('the story steps set up their runs and say what to watch', async () => {
   await again.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.vocab === 20, null, { timeout: 30_000 });
   await again.context.close();
 });
+
+test('a compared run autoplays with the first, follows a head it lacks, and restarts with the first run', async () => {
+  const { context, page, errors } = await freshPage(browser, `${server.url}?preset=heads&compare=heads&autoplay=1&speed=4`);
+  await page.waitForFunction(() => {
+    const ui = /** @type {any} */ (window).__ap.ui;
+    return ui.latest.step >= 5 && ui.compare?.run.latest?.step >= 5;
+  }, null, { timeout: 60_000 });
+  await page.click('#play');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.running === false);
+  // Head 4 of the 8-head run; the 1-head compared run shows its only head and goes on.
+  await page.selectOption('#head', '3');
+  const b0 = /** @type {number} */ (await uiOf(page, 'ui.compare.run.latest.step'));
+  await page.click('#step-once');
+  await page.waitForFunction((n) => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.step === n + 1, b0);
+  assert.equal(await page.isVisible('#status'), false, 'no error from the compared run');
+  // Other workers start the first run again; the compared one starts again with it.
+  await page.selectOption('#workers', '2');
+  await page.waitForFunction(() => {
+    const ui = /** @type {any} */ (window).__ap.ui;
+    return ui.latest.step === 0 && ui.compare?.run.latest?.step === 0;
+  }, null, { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
