@@ -7,7 +7,7 @@ use crate::config::{AttentionMode, Config, ConfigError};
 use crate::metrics::{
     aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, KtiwProbe,
 };
-use crate::model::params::{Dims, Tensors};
+use crate::model::params::{Dims, Layout, Tensors};
 use crate::model::{Seq2Seq, Workspace};
 use crate::optim::Optimizer;
 use crate::rng::Rng;
@@ -146,13 +146,7 @@ impl Trainer {
     /// A fresh run of `config`, evaluated once at step 0.
     pub fn new(config: Config) -> Result<Trainer, ConfigError> {
         config.validate()?;
-        let dims = Dims {
-            n_tok: config.vocab + 2,
-            hidden: config.hidden,
-            dirs: if config.bidirectional { 2 } else { 1 },
-            heads: config.heads,
-        };
-        let model = Seq2Seq::new(dims, config.attention == AttentionMode::Uniform);
+        let model = Seq2Seq::new(dims_of(&config), config.attention == AttentionMode::Uniform);
         let (ls, lt) = (config.src_len(), config.src_len());
         let n_params = model.layout.len;
         let be = config.eval_batch;
@@ -539,16 +533,7 @@ impl Trainer {
     /// not hold them), so training on from here is not the original run's continuation.
     /// A buffer of another length or with a non-finite value changes nothing.
     pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<Evaluation, String> {
-        if params.len() != self.params.len() {
-            return Err(format!(
-                "weights: {} values, but this model has {} (are the settings the same?)",
-                params.len(),
-                self.params.len()
-            ));
-        }
-        if let Some(i) = params.iter().position(|x| !x.is_finite()) {
-            return Err(format!("weights: value {i} is {}", params[i]));
-        }
+        check_weights(self.params.len(), params)?;
         self.params.copy_from_slice(params);
         self.optimizer.reset();
         self.train_rng = Rng::new(self.config.seed, STREAM_TRAIN);
@@ -557,6 +542,37 @@ impl Trainer {
         self.history.clear();
         Ok(self.evaluate())
     }
+}
+
+/// The model sizes of a run's settings.
+fn dims_of(config: &Config) -> Dims {
+    Dims {
+        n_tok: config.vocab + 2,
+        hidden: config.hidden,
+        dirs: if config.bidirectional { 2 } else { 1 },
+        heads: config.heads,
+    }
+}
+
+/// Whether `params` could be loaded into a model of `config` ([`Trainer::load_params`]),
+/// without building one: valid settings, as many values as their model has, all finite.
+pub fn check_params(config: &Config, params: &[f32]) -> Result<(), String> {
+    config.validate().map_err(|e| e.to_string())?;
+    check_weights(Layout::new(dims_of(config)).len, params)
+}
+
+/// `params` are `len` finite values.
+fn check_weights(len: usize, params: &[f32]) -> Result<(), String> {
+    if params.len() != len {
+        return Err(format!(
+            "weights: {} values, but this model has {len} (are the settings the same?)",
+            params.len()
+        ));
+    }
+    if let Some(i) = params.iter().position(|x| !x.is_finite()) {
+        return Err(format!("weights: value {i} is {}", params[i]));
+    }
+    Ok(())
 }
 
 /// The forward pass of `batch` in `ws`, `α` averaged over heads into `alpha_mean` (B, Lt,

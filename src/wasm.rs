@@ -76,6 +76,13 @@ pub fn validate_config(config: JsValue) -> Result<(), JsError> {
     config_from(config).map(|_| ())
 }
 
+/// Refuses weights (with the message `Trainer.loadParams` would give) that a model of
+/// `config` could not load, without building one.
+#[wasm_bindgen(js_name = checkWeights)]
+pub fn check_weights(config: JsValue, params: &[f32]) -> Result<(), JsError> {
+    crate::train::check_params(&config_from(config)?, params).map_err(|e| JsError::new(&e))
+}
+
 #[wasm_bindgen(js_name = Trainer)]
 pub struct WasmTrainer {
     inner: Trainer,

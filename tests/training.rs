@@ -2,7 +2,7 @@
 //! step that allocates nothing, and the access to α and β a UI reads.
 
 use attention_playground::config::{Config, OptimizerKind};
-use attention_playground::train::{Evaluation, StepError, Trainer};
+use attention_playground::train::{check_params, Evaluation, StepError, Trainer};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -302,6 +302,10 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
         .load_params(&bad, 7)
         .unwrap_err()
         .contains("value 5 is NaN"));
+    // The same verdicts without a trainer, from the settings alone.
+    assert_eq!(check_params(&small(4), &saved), Ok(()));
+    assert_eq!(check_params(&small(4), &saved[1..]), Err(err));
+    assert!(check_params(&small(4), &bad).is_err());
     assert_eq!(fresh.params(), &before[..]);
     assert_eq!(fresh.step_count(), 30);
 }

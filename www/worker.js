@@ -110,13 +110,19 @@ function build(next) {
     trainer.setShard(0, count);
     helpers.forEach((p, i) => p.postMessage({ type: 'config', config, index: i + 1, count }));
   }
+  restartSeries(0);
+  clampSelection();
+  return true;
+}
+
+/** A run starts over (new model, reset, loaded weights at `base`): the history and the
+ * losses are sent from their beginning, the rate is measured afresh. @param {number} base */
+function restartSeries(base) {
   sentHistory = 0;
   losses = [];
   sentLosses = 0;
-  lossBase = 0;
+  lossBase = base;
   rate = [];
-  clampSelection();
-  return true;
 }
 
 /** Keeps the shown sequence and head inside this run's (a link or another run may ask for
@@ -382,11 +388,7 @@ async function handle(msg) {
       if (ok) {
         for (const p of helpers) p.postMessage({ type: 'reset', seed: msg.seed });
         if (msg.seed !== undefined && config) config = { ...config, seed: msg.seed };
-        sentHistory = 0;
-        losses = [];
-        sentLosses = 0;
-        lossBase = 0;
-        rate = [];
+        restartSeries(0);
         post({ type: 'reset', seed: /** @type {number} */ ((config ?? {}).seed) });
         sendSnapshot();
       }
@@ -410,14 +412,9 @@ async function handle(msg) {
       // Saved weights: the model of their settings, then the weights as of their step.
       if (dead) break;
       const same = config && JSON.stringify(config) === JSON.stringify({ ...config, ...msg.config });
-      // Tried on a model of their own first: refused weights leave the run as it was.
+      // Checked against their settings first: refused weights leave the run as it was.
       const fits = guard('weights', () => {
-        const t = new wasm.Trainer(same ? config : msg.config);
-        try {
-          t.loadParams(msg.params, msg.step);
-        } finally {
-          t.free();
-        }
+        wasm.checkWeights(same ? config : msg.config, msg.params);
         return true;
       });
       if (!fits) break;
@@ -429,10 +426,7 @@ async function handle(msg) {
       });
       if (ok) {
         for (const p of helpers) p.postMessage({ type: 'load-params', params: msg.params, step: msg.step });
-        sentHistory = 0;
-        losses = [];
-        sentLosses = 0;
-        lossBase = msg.step;
+        restartSeries(msg.step);
         post({ type: 'loaded', step: msg.step });
       }
       sendSnapshot();
