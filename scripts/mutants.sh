@@ -19,7 +19,7 @@ mutants=(
   "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * hs..], ld);||drop the score path into h_enc"
   "src/model/output.rs|dl[targets[r] as usize] -= inv_n;|dl[targets[r] as usize] += inv_n;|flip the one-hot term of the loss"
   "src/model/output.rs|matmul_nt(h, h, hs, g_m, hs, w_c_k, hs, 1.0, &mut g_w_comb[h..], 2 * h);||drop the context half of dW"
-  "src/model/output.rs|*g += dbias[j] * mean * inv_k;|*g += 0.0;|drop the fused bias's path into W_c'"
+  "src/model/output.rs|*g += dbias[j] * head_sum(b_c, h, k, i) * inv_k;|*g += 0.0;|drop the fused bias's path into W_c'"
   "src/model/mod.rs|ws.dh0[j] = ws.lstm.dh[j] * inv_dirs;|ws.dh0[j] = 0.0;|cut the decoder's initial h from the encoder"
   "src/model/output.rs|g_m.iter_mut().for_each(\|x\| *x *= inv_k);||drop the 1/K of the head average"
 )

@@ -72,7 +72,7 @@ pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) 
     // Small `A·Bᵀ` products whose operands both run along the depth: dot products, unpacked.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if a.cs == 1 && b.rs == 1 && c.cs == 1 && simd128::dot_pays(m, n) {
-        simd128::gemm_dot(m, n, k, a.data, a.rs, b.data, b.cs, beta, c.data, c.rs);
+        simd128::gemm_dot(m, n, k, a, b, beta, c);
         return;
     }
     blocked::gemm(m, n, k, a, b, beta, c);

@@ -4,6 +4,7 @@
 //! the `relaxed-simd` target feature the multiply-add is fused (`f32x4.relaxed_madd`).
 
 use super::blocked::{MicroKernel, MAX_TILE};
+use super::{Mat, MatMut};
 use core::arch::wasm32::*;
 
 /// Rows of the tile. 4×8 keeps 8 accumulators + 2 B vectors + 1 broadcast in registers; a
@@ -110,24 +111,18 @@ pub fn dot_pays(m: usize, n: usize) -> bool {
     m <= 64 && n <= 64 && 10 * m.next_multiple_of(ROWS) * n.next_multiple_of(8) > 11 * m * n
 }
 
-/// C (m×n) = A (m×k) · Bᵀ + beta·C, where the rows of A (`lda` apart) and of B (n×k, `ldb`
-/// apart) both run along the depth with unit stride, and C's rows are `ldc` apart. Dot
-/// products over the rows themselves: nothing is packed and no tile is padded, which is what
-/// small products with a long depth want (the attention scores of one sequence, 41×256·256×41
-/// at the paper size, where 4×8 tiles would compute 44×48 entries for 41×41).
-#[allow(clippy::too_many_arguments)]
-pub fn gemm_dot(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f32],
-    lda: usize,
-    b: &[f32],
-    ldb: usize,
-    beta: f32,
-    c: &mut [f32],
-    ldc: usize,
-) {
+/// C (m×n) = A (m×k) · B (k×n) + beta·C for operands that both run along the depth with
+/// unit stride (A's rows, B's columns: `B = Wᵀ` of a row-major W) and a C of unit-stride
+/// rows. Dot products over the rows themselves: nothing is packed and no tile is padded,
+/// which is what small products with a long depth want (the attention scores of one
+/// sequence, 41×256·256×41 at the paper size, where 4×8 tiles would compute 44×48 entries
+/// for 41×41).
+pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    assert!(
+        a.cs == 1 && b.rs == 1 && c.cs == 1,
+        "gemm_dot: operands must run along the depth"
+    );
+    let (a, lda, b, ldb, c, ldc) = (a.data, a.rs, b.data, b.cs, c.data, c.rs);
     if m == 0 || n == 0 {
         return;
     }

@@ -44,11 +44,15 @@ pub fn fuse_context(
         let row = &w_comb[j * 2 * h + h..(j + 1) * 2 * h];
         let mut acc = 0.0;
         for (i, w) in row.iter().enumerate() {
-            let mean: f32 = (0..k).map(|head| b_c[head * h + i]).sum();
-            acc += w * mean;
+            acc += w * head_sum(b_c, h, k, i);
         }
         *bj = b_comb[j] + acc * inv_k;
     }
+}
+
+/// `Σ_k b_c^k[i]`: the heads' context biases at `i` summed (`b_c` (K, H)).
+fn head_sum(b_c: &[f32], h: usize, k: usize, i: usize) -> f32 {
+    (0..k).map(|head| b_c[head * h + i]).sum()
 }
 
 /// Forward: `d` (N, H) and the heads' raw contexts `ctx` (K, N, Hs) → `act` (N, H) =
@@ -159,8 +163,7 @@ pub fn fused_bias_backward(
     for j in 0..h {
         let g_row = &mut g_w_comb[j * 2 * h + h..(j + 1) * 2 * h];
         for (i, g) in g_row.iter_mut().enumerate() {
-            let mean: f32 = (0..k).map(|head| b_c[head * h + i]).sum();
-            *g += dbias[j] * mean * inv_k;
+            *g += dbias[j] * head_sum(b_c, h, k, i) * inv_k;
         }
     }
     for i in 0..h {
