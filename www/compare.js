@@ -66,6 +66,18 @@ export function mergeHistories(a, b) {
   return [...at.values()].sort((x, y) => x.step - y.step);
 }
 
+/**
+ * Adds a snapshot's new evaluations and training losses to a run's series (a new run or a
+ * reset starts them again: `historyFrom`, `lossesFrom` are 0 then).
+ * @param {{ history: Evaluation[], losses: number[] }} into @param {Snapshot} s
+ */
+export function keepSeries(into, s) {
+  into.history.length = Math.min(into.history.length, s.historyFrom);
+  into.history.push(...s.history);
+  into.losses.length = Math.min(into.losses.length, s.lossesFrom);
+  into.losses.push(...s.losses);
+}
+
 /** The second run: its own worker (one, no helpers), driven like the first. */
 export class CompareRun {
   /** @param {string} variant the wasm build @param {(m: FromWorker) => void} onMessage */
@@ -89,12 +101,9 @@ export class CompareRun {
     this.worker.postMessage(msg);
   }
 
-  /** Keeps a snapshot's news (as main.js does for the first run). @param {Snapshot} s */
+  /** Keeps a snapshot and its news. @param {Snapshot} s */
   take(s) {
-    this.history.length = Math.min(this.history.length, s.historyFrom);
-    this.history.push(...s.history);
-    this.losses.length = Math.min(this.losses.length, s.lossesFrom);
-    this.losses.push(...s.losses);
+    keepSeries(this, s);
     this.latest = s;
   }
 

@@ -9,7 +9,7 @@ import { SETTINGS, PRESET_LABELS, DEFAULT_PRESET, SPEEDS, DEFAULT_SPEED, parseSe
 import { readLink, writeLink, same, THEMES } from './url.js';
 import { colormapNames } from './views/colormap.js';
 import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed.js';
-import { CONTRASTS, CompareRun, mergeHistories } from './compare.js';
+import { CONTRASTS, CompareRun, keepSeries, mergeHistories } from './compare.js';
 import { STORY } from './story.js';
 import {
   download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
@@ -164,7 +164,7 @@ function setCompare(kind) {
   if (kind && CONTRASTS[kind] && ui.latest) {
     const names = CONTRASTS[kind].names(ui.config);
     const run = new CompareRun(variant, (m) => onCompareMessage(m));
-    ui.compare = { kind, run, base: JSON.stringify(ui.config), names, sentRunning: false };
+    ui.compare = { kind, run, base: compareKey(ui.config), names, sentRunning: false };
     run.start(CONTRASTS[kind].apply(ui.config), ui.speed);
     run.send({ type: 'select', seq: ui.seq, head: ui.head });
     syncComparePlay(ui.running);
@@ -174,9 +174,13 @@ function setCompare(kind) {
   rebuildCharts();
   $('maps-b').hidden = !ui.compare;
   $('name-a').hidden = !ui.compare;
-  $('name-a').textContent = ui.compare ? `First run: ${ui.compare.names[0]}` : '';
-  $('name-b').textContent = ui.compare ? `Second run: ${ui.compare.names[1]} (same seed; solid and dashed lines on the charts)` : '';
-  ui.dirty = true;
+  setCompareLabels();
+}
+
+/** The settings a compared run follows: all but the learning rate, which is relayed as it
+ * changes (send) instead of restarting the pair. @param {Record<string, unknown>} config */
+function compareKey(config) {
+  return JSON.stringify({ ...config, learning_rate: null });
 }
 
 /** Shows story step `k` and, when `apply`, sets its run up through the page's controls.
@@ -204,9 +208,7 @@ function showStory(k, apply = true) {
     ui.autoPaused = false;
     setCompare('');
     ui.preset = st.preset;
-    const config = ui.presets[st.preset];
-    if (workerCount(config) !== ui.helpers.length + 1) startWorker(config);
-    else send({ type: 'config', config });
+    runConfig(ui.presets[st.preset]);
     if (st.compare) ui.pendingCompare = st.compare;
   }
   if (st.play && !ui.running) {
@@ -245,12 +247,8 @@ function onCompareMessage(msg) {
 /** A new first run (other settings): the compared run restarts on them, contrast applied. */
 function followCompare() {
   const c = ui.compare;
-  if (!c || c.base === JSON.stringify(ui.config)) return;
-  // The learning rate is relayed as it changes; any other setting restarts the pair.
-  const { learning_rate: _a, ...now } = ui.config;
-  const { learning_rate: _b, ...before } = JSON.parse(c.base);
-  c.base = JSON.stringify(ui.config);
-  if (JSON.stringify(now) === JSON.stringify(before)) return;
+  if (!c || c.base === compareKey(ui.config)) return;
+  c.base = compareKey(ui.config);
   const names = CONTRASTS[c.kind].names(ui.config);
   c.run.send({ type: 'config', config: CONTRASTS[c.kind].apply(ui.config) });
   if (names.join() !== c.names.join()) {
@@ -301,11 +299,21 @@ function startWorker(/** @type {Record<string, unknown> | null} */ config, play 
   $('workers-count').textContent = String(n);
   // A new first run (other workers, or after a panic): the compared run starts again too.
   if (ui.compare && config) {
-    ui.compare.base = JSON.stringify(config);
+    ui.compare.base = compareKey(config);
     ui.compare.sentRunning = false;
     ui.compare.run.send({ type: 'config', config: CONTRASTS[ui.compare.kind].apply(config) });
   }
   if (play) send({ type: 'play' });
+}
+
+/** A new run of `config`: in fresh workers when it wants another number of them, else in
+ * the current ones (where a playing run goes on playing); `play` starts it. */
+function runConfig(/** @type {Record<string, unknown>} */ config, play = false) {
+  if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, play);
+  else {
+    send({ type: 'config', config });
+    if (play) send({ type: 'play' });
+  }
 }
 
 /** @param {FromWorker} msg */
@@ -318,10 +326,7 @@ function onMessage(msg) {
       if (!ui.linkRead) applyLink();
       break;
     case 'snapshot':
-      ui.history.length = Math.min(ui.history.length, msg.historyFrom);
-      ui.history.push(...msg.history);
-      ui.losses.length = Math.min(ui.losses.length, msg.lossesFrom);
-      ui.losses.push(...msg.losses);
+      keepSeries(ui, msg);
       ui.latest = msg;
       ui.running = msg.running;
       ui.config = msg.config;
@@ -375,7 +380,7 @@ function applyLink() {
   const link = readLink(location.search, ui.presets, DEFAULT_PRESET);
   ui.preset = link.preset;
   ui.passthrough = link.passthrough;
-  ui.linkProblems = [...parts.problems, ...switchProblems(), ...link.problems];
+  ui.linkProblems = [...parts.problems, ...link.problems];
   ui.speed = link.view.speed ?? ui.speed;
   ui.workers = link.view.workers ?? ui.workers;
   ui.seq = link.view.seq ?? 0;
@@ -391,14 +396,6 @@ function applyLink() {
   loadLinkConfig(params.get('autoplay') === '1');
 }
 
-/** The page switches that take only 1 or 0. */
-function switchProblems() {
-  return ['embed', 'autoplay'].flatMap((k) => {
-    const v = params.get(k);
-    return v === null || v === '1' || v === '0' ? [] : [`${k}: must be 1 or 0, got “${v}”`];
-  });
-}
-
 /** Sends the link's preset with its remaining settings to the trainer. */
 function loadLinkConfig(autoplay = false) {
   const config = { ...ui.presets[ui.preset], ...ui.linkPending };
@@ -406,12 +403,8 @@ function loadLinkConfig(autoplay = false) {
   const play = autoplay && ui.visible;
   if (autoplay && !ui.visible) ui.autoPaused = true;
   fillForm(config);
-  if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, play);
-  else {
-    send({ type: 'speed', speed: ui.speed });
-    send({ type: 'config', config });
-    if (play) send({ type: 'play' });
-  }
+  runConfig(config, play);
+  send({ type: 'speed', speed: ui.speed });
   send({ type: 'select', seq: ui.seq, head: ui.head });
 }
 
@@ -518,24 +511,21 @@ async function copyLink() {
 }
 
 // --- files: export, open ---------------------------------------------------------------
-/** The name files of the shown run start with. */
-function fileBase() {
-  const s = ui.viewing?.shown ?? ui.latest;
-  const config = ui.viewing?.config ?? ui.config;
-  const preset = ui.viewing?.preset ?? ui.preset;
-  return `attention-playground-${preset}-seed${config.seed}-step${s?.step ?? 0}`;
+/** The run on screen: a saved one being viewed, else the live one (whose link is the
+ * address bar's). */
+function shownRun() {
+  const v = ui.viewing;
+  return v
+    ? { shown: v.shown, history: v.history, losses: v.losses, config: v.config, preset: v.preset, link: v.link }
+    : { shown: ui.latest, history: ui.history, losses: ui.losses, config: ui.config, preset: ui.preset, link: '' };
 }
 
 /** Downloads one export of the shown run. @param {string} kind */
 async function exportAs(kind) {
   /** @type {HTMLDetailsElement} */ ($('export-menu')).open = false;
-  const shown = ui.viewing?.shown ?? ui.latest;
+  const { shown, history, losses, config, preset, link } = shownRun();
   if (!shown) return;
-  const history = ui.viewing?.history ?? ui.history;
-  const losses = ui.viewing?.losses ?? ui.losses;
-  const config = ui.viewing?.config ?? ui.config;
-  const preset = ui.viewing?.preset ?? ui.preset;
-  const base = fileBase();
+  const base = `attention-playground-${preset}-seed${config.seed}-step${shown.step}`;
   const e = history[history.length - 1];
   const caption = `Attention Playground · ${PRESET_LABELS[preset] ?? preset} · seed ${config.seed} · step ${shown.step}`
     + (e ? ` · loss ${e.loss.toFixed(3)}, token accuracy ${pct(e.token_accuracy)}, attention accuracy ${pct(e.attention_accuracy)}, KTIW accuracy ${pct(e.ktiw_accuracy)}` : '');
@@ -556,8 +546,7 @@ async function exportAs(kind) {
     case 'history':
       return download(`${base}-history.json`, historyJson(config, losses, history, shown.lossBase));
     case 'run':
-      // A viewed run keeps the link it was saved with.
-      return download(`${base}-run.json`, runFile({ link: ui.viewing?.link || currentLink(), preset, config, losses, history, shown }));
+      return download(`${base}-run.json`, runFile({ link: link || currentLink(), preset, config, losses, history, shown }));
     case 'weights': {
       if (ui.viewing) {
         showStatus('A run file holds no weights: go back to the live run to save its weights.', 'warn');
@@ -634,8 +623,7 @@ function trainViewed() {
   if (!run) return;
   stopViewing();
   if (run.preset in ui.presets) ui.preset = run.preset;
-  if (workerCount(run.config) !== ui.helpers.length + 1) startWorker(run.config);
-  else send({ type: 'config', config: run.config });
+  runConfig(run.config);
 }
 
 // --- drawing ---------------------------------------------------------------------------
@@ -650,9 +638,8 @@ function draw(/** @type {number} */ now) {
   if (reducedMotion.matches && ui.running && now - lastDraw < CALM_REDRAW_MS) return;
   lastDraw = now;
   ui.dirty = false;
-  // A saved run being viewed, else the live one.
-  const s = ui.viewing?.shown ?? ui.latest;
-  const history = ui.viewing?.history ?? ui.history;
+  const { shown, history } = shownRun();
+  const s = /** @type {Snapshot} */ (shown);
   const vocab = Number(s.config.vocab);
   const rows = s.shape.tgtLen;
   const cols = s.shape.srcLen;
@@ -746,10 +733,7 @@ function setTheme(theme) {
   if (theme === 'auto') delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   /** @type {HTMLSelectElement} */ ($('theme')).value = theme;
-  // The canvases read their colours when they draw.
-  lossChart.update(ui.history);
-  accChart.update(ui.history);
-  ui.dirty = true;
+  ui.dirty = true; // the canvases read their colours when they draw
 }
 
 function syncPlay() {
@@ -943,8 +927,7 @@ function wireControls() {
     ui.preset = preset.value;
     const config = ui.presets[ui.preset];
     fillForm(config);
-    if (workerCount(config) !== ui.helpers.length + 1) startWorker(config, ui.running);
-    else send({ type: 'config', config });
+    runConfig(config, ui.running);
   });
   const workers = /** @type {HTMLSelectElement} */ ($('workers'));
   const cores = navigator.hardwareConcurrency || 1;

@@ -81,6 +81,11 @@ export function readLink(search, presets, defaultPreset) {
   for (const [key, raw] of uniqueEntries(params)) {
     if (key === 'v' || key === 'preset') continue;
     if (PASSTHROUGH.includes(key)) {
+      // The switches take 1 or 0 (`hide` is embed.js's to read, `variant` variant.js's).
+      if (key === 'embed' || key === 'autoplay') {
+        const v = parseBool(key, raw);
+        if ('error' in v) problems.push(v.error);
+      }
       link.passthrough.push([key, raw]);
     } else if (own(DEFAULT_VIEW, key)) {
       const v = parseView(/** @type {keyof View} */ (key), raw);
