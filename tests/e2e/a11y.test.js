@@ -2,29 +2,18 @@
 // End-to-end tests of access and comfort, through the page in headless Chromium: the
 // keyboard shortcuts, an axe-core audit (light and dark, default page and embed mode), the
 // theme and colormap choices, and a layout without horizontal scrolling from 360 px up.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { startServer, launch, freshPage } from './harness.js';
+import { freshPage } from './harness.js';
+import { session } from './session.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  ({ browser } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** @param {string} [query] @param {{ width?: number, scheme?: 'light' | 'dark', reducedMotion?: 'reduce' | 'no-preference' }} [o] */
-const open = (query = '', o = {}) => freshPage(browser, server.url + query, o);
+const open = (query = '', o = {}) => freshPage(env.browser, env.url + query, o);
 
 /** @param {import('playwright-core').Page} page */
 const stepOf = (page) => page.evaluate(() => Number(document.getElementById('step')?.textContent));
@@ -129,9 +118,9 @@ test('with reduced motion the views redraw calmly but still follow the run', asy
 });
 
 test('touching a heatmap cell shows its value, on a phone-sized touch screen', async () => {
-  const context = await browser.newContext({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
   const page = await context.newPage();
-  await page.goto(server.url);
+  await page.goto(env.url);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
   const box = /** @type {{ x: number, y: number, width: number, height: number }} */ (await page.locator('#alpha .ap-heatmap-plot').boundingBox());
   const rows = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.shape.tgtLen));

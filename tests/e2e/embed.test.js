@@ -3,25 +3,11 @@
 // sandboxed iframe that its host sizes from the height message; pausing out of view and
 // resuming; the Embed button's snippet; two <attention-playground> elements training on their
 // own, and only while in view.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.js';
+import { session } from './session.js';
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('playwright-core').BrowserContext} */
-let context;
-
-before(async () => {
-  server = await startServer();
-  ({ browser, context } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** The frame of the page inside a host, once its run is built.
  * @param {import('playwright-core').Page} page @param {string} selector the iframe (or element) */
@@ -45,11 +31,11 @@ const shown = (f, sel) => f.evaluate((s) => {
 }, sel);
 
 test('embed mode in a sandboxed iframe: only figures and play / step / reset, sized by its message, paused out of view', async () => {
-  const page = await context.newPage();
+  const page = await env.context.newPage();
   /** @type {string[]} */
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${server.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4`);
+  await page.goto(`${env.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4`);
   const f = await frameOf(page, '#frame');
   for (const sel of ['#play', '#step-once', '#reset', '#alpha canvas', '#beta canvas', '#loss-chart', '#acc-chart', '.metrics', '#step']) {
     assert.ok(await shown(f, sel), `${sel} is shown`);
@@ -80,8 +66,8 @@ test('embed mode in a sandboxed iframe: only figures and play / step / reset, si
 });
 
 test('with the maps hidden an embedded page still autoplays, and hidden buttons take no shortcut', async () => {
-  const page = await context.newPage();
-  await page.goto(`${server.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4&hide=alpha,beta,reset`);
+  const page = await env.context.newPage();
+  await page.goto(`${env.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4&hide=alpha,beta,reset`);
   const f = await frameOf(page, '#frame');
   await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 5, null, { timeout: 30_000 });
   await f.click('#play');
@@ -94,8 +80,8 @@ test('with the maps hidden an embedded page still autoplays, and hidden buttons 
 });
 
 test('a hide= list hides the parts it names, and a wrong name is reported', async () => {
-  const page = await context.newPage();
-  await page.goto(`${server.url}tests/e2e/embed-host.html?embed=1&hide=reset,metrics,nosuch`);
+  const page = await env.context.newPage();
+  await page.goto(`${env.url}tests/e2e/embed-host.html?embed=1&hide=reset,metrics,nosuch`);
   const f = await frameOf(page, '#frame');
   assert.equal(await shown(f, '#reset'), false);
   assert.equal(await shown(f, '.metrics'), false);
@@ -103,8 +89,8 @@ test('a hide= list hides the parts it names, and a wrong name is reported', asyn
   await f.waitForSelector('#status:not([hidden])');
   assert.match(await f.textContent('#status') ?? '', /hide: no part is called “nosuch”/);
   // Not embedded, hide= works on the full page too.
-  const full = await context.newPage();
-  await full.goto(`${server.url}?hide=settings,explain,new-seed`);
+  const full = await env.context.newPage();
+  await full.goto(`${env.url}?hide=settings,explain,new-seed`);
   await full.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
   const main = /** @type {import('playwright-core').Frame} */ (full.mainFrame());
   assert.equal(await shown(main, '#settings'), false);
@@ -115,8 +101,8 @@ test('a hide= list hides the parts it names, and a wrong name is reported', asyn
 });
 
 test("the Embed button gives an iframe snippet of this run that works as given", async () => {
-  const page = await context.newPage();
-  await page.goto(`${server.url}?preset=small-hard&seed=4`);
+  const page = await env.context.newPage();
+  await page.goto(`${env.url}?preset=small-hard&seed=4`);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
   await page.click('#embed-button');
   const snippet = await page.inputValue('#embed-text');
@@ -124,8 +110,8 @@ test("the Embed button gives an iframe snippet of this run that works as given",
   assert.match(snippet, /sandbox="allow-scripts allow-same-origin"/);
   assert.match(snippet, /seed=4/);
   // A host page made of the snippet alone, served from the same origin.
-  await page.route(`${server.url}snippet-host.html`, (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><title>host</title><body>${snippet}<div style="height:3000px"></div></body>` }));
-  await page.goto(`${server.url}snippet-host.html`);
+  await page.route(`${env.url}snippet-host.html`, (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><title>host</title><body>${snippet}<div style="height:3000px"></div></body>` }));
+  await page.goto(`${env.url}snippet-host.html`);
   const f = await frameOf(page, 'iframe');
   assert.equal(await f.evaluate(() => /** @type {any} */ (window).__ap.ui.config.seed), 4);
   await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 3, null, { timeout: 30_000 });
@@ -134,11 +120,11 @@ test("the Embed button gives an iframe snippet of this run that works as given",
 });
 
 test('two <attention-playground> elements train independently, and only while in view', async () => {
-  const page = await context.newPage();
+  const page = await env.context.newPage();
   /** @type {string[]} */
   const errors = [];
   page.on('pageerror', (e) => errors.push(String(e)));
-  await page.goto(`${server.url}tests/e2e/element-host.html`);
+  await page.goto(`${env.url}tests/e2e/element-host.html`);
   const easy = await frameOf(page, '#easy');
   const hard = await frameOf(page, '#hard');
   await easy.waitForFunction(() => /** @type {any} */ (window).__ap.ui.losses.length >= 20, null, { timeout: 30_000 });

@@ -2,28 +2,17 @@
 // End-to-end tests of the exports, through the page's Export menu and Open button: every
 // download parses and holds what it should; a run file opens again and shows the same α;
 // saved weights load into a fresh page (other seed) and show the same α without retraining.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { startServer, launch, freshPage, uiOf } from './harness.js';
+import { freshPage, uiOf } from './harness.js';
+import { session } from './session.js';
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  ({ browser } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** @param {string} [query] */
-const open = (query = '') => freshPage(browser, server.url + query);
+const open = (query = '') => freshPage(env.browser, env.url + query);
 const ui = uiOf;
 
 /** Trains to a step that was evaluated (a multiple of 10, ≥ n): play, pause, then single steps.

@@ -2,26 +2,15 @@
 // End-to-end tests of the link (www/url.js through the page): the address bar follows the
 // run, a copied link opened in a fresh browser reproduces the run bit for bit, and a link's
 // unusable keys are reported once and ignored while the rest applies.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, freshPage, uiOf } from './harness.js';
+import { freshPage, uiOf } from './harness.js';
+import { session } from './session.js';
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  ({ browser } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** @param {string} url @param {string[]} [permissions] */
-const fresh = (url, permissions = []) => freshPage(browser, url, { permissions });
+const fresh = (url, permissions = []) => freshPage(env.browser, url, { permissions });
 const ui = uiOf;
 
 /** Plays at full speed to step ≥ n, pauses, and returns the first n training losses.
@@ -35,7 +24,7 @@ async function lossesTo(page, n) {
 }
 
 test('a copied link opened in a fresh browser context reproduces the first 100 losses exactly', async () => {
-  const a = await fresh(server.url, ['clipboard-read', 'clipboard-write']);
+  const a = await fresh(env.url, ['clipboard-read', 'clipboard-write']);
   await a.page.selectOption('#preset', 'small-hard');
   await a.page.waitForFunction(() => {
     const u = /** @type {any} */ (window).__ap.ui;
@@ -78,7 +67,7 @@ test('a copied link opened in a fresh browser context reproduces the first 100 l
 
 test("a link's unknown and malformed keys are reported once and ignored; the rest applies", async () => {
   const query = '?v=1&preset=small-hard&seed=5&bogus=1&hidden=abc&heads=99&speed=3&workers=1';
-  const { context, page, errors } = await fresh(server.url + query);
+  const { context, page, errors } = await fresh(env.url + query);
   const presetVocab = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].vocab);
   const presetHidden = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].hidden);
   await page.waitForSelector('#status:not([hidden])');
@@ -104,7 +93,7 @@ test("a link's unknown and malformed keys are reported once and ignored; the res
 });
 
 test('a link asking for a sequence or head the run lacks is reported and the run still trains', async () => {
-  const { context, page, errors } = await fresh(`${server.url}?seq=500&head=3&toString=1`);
+  const { context, page, errors } = await fresh(`${env.url}?seq=500&head=3&toString=1`);
   await page.waitForSelector('#status:not([hidden])');
   const status = await page.textContent('#status') ?? '';
   assert.match(status, /seq: this run evaluates 50 sequences/);

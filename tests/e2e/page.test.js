@@ -2,30 +2,16 @@
 // End-to-end tests of the page in Debian's headless Chromium, through its UI as a person
 // would use it: load cleanly and offline, play / pause / step / reset, learning on the easy
 // preset, a refused setting, a forced divergence, and a panic in the worker.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch } from './harness.js';
+import { session } from './session.js';
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-/** @type {import('playwright-core').BrowserContext} */
-let context;
-
-before(async () => {
-  server = await startServer();
-  ({ browser, context } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** Opens the page and collects console errors and requests that leave its origin.
  * @param {string} [query] */
 async function open(query = '') {
-  const page = await context.newPage();
+  const page = await env.context.newPage();
   /** @type {string[]} */
   const errors = [];
   /** @type {string[]} */
@@ -34,11 +20,11 @@ async function open(query = '') {
     if (m.type() === 'error') errors.push(m.text());
   });
   page.on('pageerror', (e) => errors.push(String(e)));
-  const origin = new URL(server.url).origin;
+  const origin = new URL(env.url).origin;
   page.on('request', (r) => {
     if (!r.url().startsWith(origin) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) foreign.push(r.url());
   });
-  await page.goto(server.url + query);
+  await page.goto(env.url + query);
   await page.waitForFunction(() => document.getElementById('variant')?.textContent !== 'loading…');
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
   return { page, errors, foreign };

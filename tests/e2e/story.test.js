@@ -2,29 +2,18 @@
 // End-to-end tests of compare mode and the classroom story, through the page: a second run
 // that differs in one setting with the same seed, both curves on the same charts; the story's
 // steps setting up their runs and saying what to watch.
-import { test, before, after } from 'node:test';
+import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { startServer, launch, freshPage, uiOf } from './harness.js';
+import { freshPage, uiOf } from './harness.js';
+import { session } from './session.js';
 
-/** @type {{ url: string, stop: () => void }} */
-let server;
-/** @type {import('playwright-core').Browser} */
-let browser;
-
-before(async () => {
-  server = await startServer();
-  ({ browser } = await launch());
-});
-after(async () => {
-  await browser?.close();
-  server?.stop();
-});
+const env = session();
 
 /** The settings that differ between two configs. @param {any} a @param {any} b */
 const differing = (a, b) => Object.keys(a).filter((k) => JSON.stringify(a[k]) !== JSON.stringify(b[k])).sort();
 
 test('compare mode runs a second run that differs in one setting, same seed, on the same charts', async () => {
-  const { context, page, errors } = await freshPage(browser, `${server.url}?compare=task&speed=16&seed=6`);
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?compare=task&speed=16&seed=6`);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest != null, null, { timeout: 30_000 });
   const a = /** @type {any} */ (await uiOf(page, 'ui.config'));
   const b = /** @type {any} */ (await uiOf(page, 'ui.compare.run.latest.config'));
@@ -63,7 +52,7 @@ test('compare mode runs a second run that differs in one setting, same seed, on 
 });
 
 test('the story steps set up their runs and say what to watch', async () => {
-  const { context, page, errors } = await freshPage(browser, server.url);
+  const { context, page, errors } = await freshPage(env.browser, env.url);
   await page.click('#story-button');
   assert.match(await page.textContent('#story-title') ?? '', /^1 of 6: Attention starts out flat/);
   assert.equal(await page.isDisabled('#story-prev'), true);
@@ -88,14 +77,14 @@ test('the story steps set up their runs and say what to watch', async () => {
   assert.deepEqual(errors, []);
   await context.close();
   // A teacher's link opens the story at its step, with its run.
-  const again = await freshPage(browser, link);
+  const again = await freshPage(env.browser, link);
   assert.match(await again.page.textContent('#story-title') ?? '', /^4 of 6/);
   await again.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.compare?.run.latest?.config.vocab === 20, null, { timeout: 30_000 });
   await again.context.close();
 });
 
 test('a compared run autoplays with the first, follows a head it lacks, and restarts with the first run', async () => {
-  const { context, page, errors } = await freshPage(browser, `${server.url}?preset=heads&compare=heads&autoplay=1&speed=4`);
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?preset=heads&compare=heads&autoplay=1&speed=4`);
   await page.waitForFunction(() => {
     const ui = /** @type {any} */ (window).__ap.ui;
     return ui.latest.step >= 5 && ui.compare?.run.latest?.step >= 5;
