@@ -1,13 +1,18 @@
 // @ts-check
-// The A/B page: loads the builds named in ?builds=a,b (directories of pkg/) and times their
-// training step on ?preset= in alternating rounds (?rounds=N), so that a busy minute on a
-// shared machine falls on every build alike, after two untimed rounds. Result in
-// window.__ab: per build, every round's ms per step (see `benchStep`).
+// The A/B page: loads the builds named in ?builds=a,b (directories of pkg/) and, in
+// alternating rounds (?rounds=N) so that a busy minute on a shared machine falls on every
+// build alike, times their training step on ?preset= (after two untimed rounds) or, with
+// ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js) and their
+// multiply-add peak. Result in window.__ab: per build, every round's figure — ms per step
+// (see `benchStep`), or GFLOP/s per shape and of the peak (`benchGemm`, `benchPeak`).
+
+import { shapes, shapeName } from './shapes.js';
 
 const params = new URLSearchParams(location.search);
 const builds = (params.get('builds') ?? '').split(',').filter(Boolean);
 const preset = params.get('preset') ?? 'easy';
 const rounds = Number(params.get('rounds') ?? 7);
+const gemm = params.get('gemm') === '1';
 /** @type {any[]} */
 const modules = [];
 for (const b of builds) {
@@ -15,13 +20,23 @@ for (const b of builds) {
   await m.default();
   modules.push(m);
 }
+/** One round's figures of build `m`: { series name: value }. @param {any} m */
+const measure = (m) => {
+  if (!gemm) return { 'ms / step': m.benchStep(m.preset(preset), 1) };
+  /** @type {Record<string, number>} */
+  const out = { 'peak GFLOP/s': m.benchPeak(3) };
+  for (const s of shapes) out[`${shapeName(s)} GFLOP/s`] = m.benchGemm(s[0], s[2], s[1], s[3], s[4], 3);
+  return out;
+};
 // Two untimed rounds first: V8 optimises a wasm function only after its first calls.
-for (let r = 0; r < 2; r++) modules.forEach((m) => m.benchStep(m.preset(preset), 1));
-/** @type {number[][]} */
-const times = builds.map(() => []);
+if (!gemm) for (let r = 0; r < 2; r++) modules.forEach((m) => m.benchStep(m.preset(preset), 1));
+/** @type {Record<string, number[]>[]} */
+const series = builds.map(() => ({}));
 for (let r = 0; r < rounds; r++) {
-  modules.forEach((m, i) => times[i].push(m.benchStep(m.preset(preset), 1)));
+  modules.forEach((m, i) => {
+    for (const [name, v] of Object.entries(measure(m))) (series[i][name] ??= []).push(v);
+  });
   /** @type {HTMLElement} */ (document.getElementById('out')).textContent = `round ${r + 1} of ${rounds}`;
 }
-/** @type {any} */ (window).__ab = builds.map((name, i) => ({ name, times: times[i] }));
+/** @type {any} */ (window).__ab = builds.map((name, i) => ({ name, series: series[i] }));
 export {};

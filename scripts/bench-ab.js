@@ -1,34 +1,43 @@
 // @ts-check
-// Prints the A/B table of bench/ab.html: the median and minimum ms per training step of
-// each build, measured in alternating rounds in one Chromium page, and each build's ratio to
-// the first. Usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET] [ROUNDS]
+// Prints the A/B table of bench/ab.html: per figure and build, the median and the best of
+// the rounds, measured alternately in one Chromium page, and the median's ratio to the first
+// build's. Usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS]
 // (builds are directories of pkg/; scripts/bench-ab makes them from git revisions)
 import { startServer, launch } from '../tests/e2e/harness.js';
 
-const [builds, preset = 'easy', rounds = '7'] = process.argv.slice(2);
+const [builds, what = 'easy', rounds = '7'] = process.argv.slice(2);
 if (!builds) {
-  console.error('usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET] [ROUNDS]');
+  console.error('usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS]');
   process.exit(2);
 }
+const gemm = what === 'gemm';
+/** @type {Record<string, string>} */
+const query = gemm ? { builds, gemm: '1', rounds } : { builds, preset: what, rounds };
 const server = await startServer();
 const { browser, context } = await launch();
 try {
   const page = await context.newPage();
   page.on('pageerror', (e) => console.error(String(e)));
-  await page.goto(`${server.url}bench/ab.html?${new URLSearchParams({ builds, preset, rounds })}`);
+  await page.goto(`${server.url}bench/ab.html?${new URLSearchParams(query)}`);
   await page.waitForFunction(() => /** @type {any} */ (window).__ab, null, { timeout: 3_600_000 });
-  /** @type {{ name: string, times: number[] }[]} */
+  /** @type {{ name: string, series: Record<string, number[]> }[]} */
   const results = await page.evaluate(() => /** @type {any} */ (window).__ab);
   /** @param {number[]} xs */
   const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
-  const base = median(results[0].times);
-  console.log(`# A/B, preset ${preset}, ${rounds} alternating rounds, ${browser.version()} (headless)`);
+  const what_ = gemm ? 'the gemm at the paper-size step\'s shapes' : `a training step, preset ${what}`;
+  console.log(`# A/B: ${what_}; ${rounds} alternating rounds, ${browser.version()} (headless)`);
   console.log();
-  console.log('| build | median ms / step | min | median / first build\'s | every round |');
-  console.log('|---|---:|---:|---:|---|');
-  for (const r of results) {
-    const m = median(r.times);
-    console.log(`| ${r.name} | ${m.toFixed(1)} | ${Math.min(...r.times).toFixed(1)} | ${(m / base).toFixed(3)} | ${r.times.map((t) => t.toFixed(0)).join(' ')} |`);
+  console.log('| figure | build | median | best | median / first build\'s | every round |');
+  console.log('|---|---|---:|---:|---:|---|');
+  for (const name of Object.keys(results[0].series)) {
+    const lower = name.startsWith('ms');
+    const base = median(results[0].series[name]);
+    for (const r of results) {
+      const xs = r.series[name];
+      const best = lower ? Math.min(...xs) : Math.max(...xs);
+      const f = (/** @type {number} */ x) => x.toFixed(1);
+      console.log(`| ${name} | ${r.name} | ${f(median(xs))} | ${f(best)} | ${(median(xs) / base).toFixed(3)} | ${xs.map((x) => x.toFixed(lower ? 0 : 1)).join(' ')} |`);
+    }
   }
 } finally {
   await browser.close();
