@@ -5,6 +5,8 @@
 // ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js) and their
 // multiply-add peak. Result in window.__ab: per build, every round's figure — ms per step
 // (see `benchStep`), or GFLOP/s per shape and of the peak (`benchGemm`, `benchPeak`).
+// window.__abStep(i, reps) times one more round of build i's step (for rounds that alternate
+// with something outside the page: scripts/bench-interleaved.js).
 
 import { shapes, shapeName } from './shapes.js';
 
@@ -38,5 +40,7 @@ for (let r = 0; r < rounds; r++) {
   });
   /** @type {HTMLElement} */ (document.getElementById('out')).textContent = `round ${r + 1} of ${rounds}`;
 }
+/** @type {any} */ (window).__abStep = (/** @type {number} */ i, /** @type {number} */ reps) =>
+  modules[i].benchStep(modules[i].preset(preset), reps);
 /** @type {any} */ (window).__ab = builds.map((name, i) => ({ name, series: series[i] }));
 export {};

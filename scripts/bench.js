@@ -11,6 +11,7 @@ import { startServer, launch } from '../tests/e2e/harness.js';
 import { benchWasm } from './bench-wasm.js';
 import { benchPage } from './bench-page.js';
 import { benchTfjs } from './bench-tfjs.js';
+import { benchInterleaved } from './bench-interleaved.js';
 
 const paper = !process.argv.includes('--no-paper');
 const VARIANTS = ['scalar', 'simd128', 'relaxed-simd'];
@@ -25,16 +26,22 @@ let out;
 try {
   console.error('wasm builds, bare …');
   const wasm = await benchWasm(context, server.url, { paper });
+  console.error('native and relaxed-SIMD steps, alternating …');
+  const sizes = paper ? [['small-easy', 20], ['easy', 3]] : [['small-easy', 20]];
+  const alternating = [];
+  for (const [preset, steps] of sizes) {
+    alternating.push(await benchInterleaved(context, server.url, { preset: String(preset), rounds: 7, steps: Number(steps) }));
+  }
   console.error('the page …');
   const page = await benchPage(context, server.url, { paper });
   console.error('TensorFlow.js …');
   const tfjs = await benchTfjs(context, server.url, { smallOnly: !paper });
-  out = { wasm, page, tfjs, chromium: browser.version() };
+  out = { wasm, alternating, page, tfjs, chromium: browser.version() };
 } finally {
   await browser.close();
   server.stop();
 }
-const { wasm, page, tfjs, chromium } = out;
+const { wasm, alternating, page, tfjs, chromium } = out;
 
 /** @param {string} v */
 const w = (v) => wasm.find((r) => r.variant === v);
@@ -72,6 +79,17 @@ for (const size of /** @type {const} */ (['small', 'paper'])) {
   row(`${label}: training steps / s`, ms.map(fmtRate));
   const bestMs = /** @type {number} */ (ms[1 + VARIANTS.indexOf(best)]);
   row(`${label}: the relaxed-SIMD step is N× faster than this`, ms.map((m, i) => (m == null || i === 1 + VARIANTS.indexOf(best) ? null : `${(m / bestMs).toFixed(2)}×`)));
+  const alt = alternating.find((a) => a.preset === (size === 'small' ? 'small-easy' : 'easy'));
+  if (alt) {
+    row(`${label}: native and relaxed-SIMD steps in 7 alternating rounds, median ms; the relaxed-SIMD step ÷ the native one (median; each round)`, [
+      fmtMs(alt.native),
+      null,
+      null,
+      `${fmtMs(alt.wasm)}; ${alt.ratio.toFixed(2)}× (${alt.perRound.map((r) => r.ratio.toFixed(2)).join(', ')})`,
+      null,
+      null,
+    ]);
+  }
   const pr = VARIANTS.map((v) => pageRun(size, v, '1'));
   row(`${label}: the page (worker, evaluations included), ms / step (steps / s)`, [null, ...pr.map((r) => (r ? `${fmtMs(1000 / r.stepsPerSecond)} (${r.stepsPerSecond.toFixed(size === 'small' ? 1 : 2)})` : null)), null, null]);
   if (size === 'small') {
@@ -115,7 +133,7 @@ console.log(`| | ${columns.join(' | ')} |`);
 console.log(`|---|${columns.map(() => '---:').join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log();
-console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. GFLOP/s: best of 9 timings (native: median of 7); the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build).');
+console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. Alternating rounds: each round times a few native steps in one process (`bench --steps`), then as many relaxed-SIMD steps in one Chromium page (scripts/bench-interleaved.js). GFLOP/s: best of 9 timings (native: median of 7); the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build).');
 for (const n of tfjs.notes) console.log(n);
 if (tfjs.failures.length) {
   console.error(`\nFAILED:\n${tfjs.failures.join('\n')}`);

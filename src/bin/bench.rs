@@ -2,7 +2,9 @@
 //! small preset and the paper size, and of the matrix kernel at the shapes the paper-size
 //! step uses, for the blocked kernel, ndarray's `general_mat_mul` and the scalar reference.
 //! Usage: `cargo run --release --bin bench [-- --quick] [-- --json]` (`--json`: one line
-//! for `scripts/bench.js`, the whole benchmark).
+//! for `scripts/bench.js`, the whole benchmark), or `… --bin bench -- --steps PRESET N`: the
+//! median ms of N training steps of PRESET alone, as the number on one line (for the rounds
+//! of `scripts/bench-interleaved.js`, which alternate it with the wasm step).
 
 use attention_playground::config::Config;
 use attention_playground::kernels::{blocked, ndarray_gemm, scalar, Mat, MatMut};
@@ -38,20 +40,34 @@ const SHAPES: [(usize, usize, usize, bool, bool, &str); 6] = [
     (41, 41, 256, false, false, "context α·h of one sequence"),
 ];
 
+/// Median ms per training step of `preset` (evaluation excluded) over `reps` steps, after one.
+fn step_ms(preset: &str, reps: usize) -> f64 {
+    let c = Config {
+        eval_every: 100_000,
+        ..Config::preset(preset).unwrap_or_else(|| panic!("no preset {preset}"))
+    };
+    let mut t = Trainer::new(c).unwrap();
+    time(reps, || {
+        t.step().unwrap();
+    }) * 1e3
+}
+
 fn main() {
+    let args: Vec<String> = std::env::args().collect();
+    if let Some(i) = args.iter().position(|a| a == "--steps") {
+        let preset = args.get(i + 1).expect("--steps PRESET N");
+        let reps = args
+            .get(i + 2)
+            .and_then(|n| n.parse().ok())
+            .expect("--steps PRESET N");
+        println!("{}", step_ms(preset, reps));
+        return;
+    }
     let quick = std::env::args().any(|a| a == "--quick");
     let json = std::env::args().any(|a| a == "--json");
     let mut steps = Vec::new();
     for (name, reps) in [("small-easy", 40), ("easy", if quick { 3 } else { 7 })] {
-        let c = Config {
-            eval_every: 100_000,
-            ..Config::preset(name).unwrap()
-        };
-        let mut t = Trainer::new(c.clone()).unwrap();
-        let s = time(reps, || {
-            t.step().unwrap();
-        });
-        steps.push((name, c, s));
+        steps.push((name, step_ms(name, reps)));
     }
     let mut rng = Rng::new(1, 0);
     let mut kernels = Vec::new();
@@ -95,7 +111,7 @@ fn main() {
         // One line for scripts/bench.js.
         let steps: Vec<String> = steps
             .iter()
-            .map(|(name, _, s)| format!("\"{name}\": {}", s * 1e3))
+            .map(|(name, ms)| format!("\"{name}\": {ms}"))
             .collect();
         let gemm: Vec<String> = kernels
             .iter()
@@ -118,14 +134,15 @@ fn main() {
     println!();
     println!("| config | H | L | batch | ms / step | steps / s |");
     println!("|---|---:|---:|---:|---:|---:|");
-    for (name, c, s) in &steps {
+    for (name, ms) in &steps {
+        let c = Config::preset(name).unwrap();
         println!(
             "| {name} | {} | {} | {} | {:.2} | {:.1} |",
             c.hidden,
             c.length,
             c.batch,
-            s * 1e3,
-            1.0 / s
+            ms,
+            1e3 / ms
         );
     }
     println!();
