@@ -2,8 +2,8 @@
 // The A/B page: loads the builds named in ?builds=a,b (directories of pkg/) and, in
 // alternating rounds (?rounds=N) so that a busy minute on a shared machine falls on every
 // build alike, times their training step on ?preset= (after two untimed rounds) or, with
-// ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js) and their
-// multiply-add peak. Result in window.__ab: per build, every round's figure — ms per step
+// ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js; ?shape=m×k·k×n for
+// one of them) and their multiply-add peak. Result in window.__ab: per build, every round's figure — ms per step
 // (see `benchStep`), or GFLOP/s per shape and of the peak (`benchGemm`, `benchPeak`).
 // window.__abStep(i, reps) times one more round of build i's step (for rounds that alternate
 // with something outside the page: scripts/bench-interleaved.js).
@@ -15,6 +15,8 @@ const builds = (params.get('builds') ?? '').split(',').filter(Boolean);
 const preset = params.get('preset') ?? 'easy';
 const rounds = Number(params.get('rounds') ?? 7);
 const gemm = params.get('gemm') === '1';
+/** ?shape=m×k·k×n: only that product (and the peak). */
+const only = params.get('shape');
 /** @type {any[]} */
 const modules = [];
 for (const b of builds) {
@@ -27,7 +29,7 @@ const measure = (m) => {
   if (!gemm) return { 'ms / step': m.benchStep(m.preset(preset), 1) };
   /** @type {Record<string, number>} */
   const out = { 'peak GFLOP/s': m.benchPeak(3) };
-  for (const s of shapes) out[`${shapeName(s)} GFLOP/s`] = m.benchGemm(s[0], s[2], s[1], s[3], s[4], 3);
+  for (const s of shapes.filter((x) => !only || shapeName(x) === only)) out[`${shapeName(s)} GFLOP/s`] = m.benchGemm(s[0], s[2], s[1], s[3], s[4], 3);
   return out;
 };
 // Two untimed rounds first: V8 optimises a wasm function only after its first calls.

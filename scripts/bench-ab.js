@@ -1,18 +1,18 @@
 // @ts-check
 // Prints the A/B table of bench/ab.html: per figure and build, the median and the best of
 // the rounds, measured alternately in one Chromium page, and the median's ratio to the first
-// build's. Usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS]
+// build's. Usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS] [m×k·k×n]
 // (builds are directories of pkg/; scripts/bench-ab makes them from git revisions)
 import { startServer, launch } from '../tests/e2e/harness.js';
 
-const [builds, what = 'easy', rounds = '7'] = process.argv.slice(2);
+const [builds, what = 'easy', rounds = '7', shape] = process.argv.slice(2);
 if (!builds) {
   console.error('usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS]');
   process.exit(2);
 }
 const gemm = what === 'gemm';
 /** @type {Record<string, string>} */
-const query = gemm ? { builds, gemm: '1', rounds } : { builds, preset: what, rounds };
+const query = gemm ? { builds, gemm: '1', rounds, ...(shape ? { shape } : {}) } : { builds, preset: what, rounds };
 const server = await startServer();
 const { browser, context } = await launch();
 try {

@@ -6,7 +6,7 @@
 import { pathToFileURL } from 'node:url';
 import { startServer, launch } from '../tests/e2e/harness.js';
 
-/** @typedef {{ variant: string, peak: number, gflops: Record<string, number>, smallMs: number, paperMs: number | null }} WasmResult */
+/** @typedef {{ variant: string, peak: number, gflops: Record<string, number>, tile: Record<string, number>, smallMs: number, paperMs: number | null }} WasmResult */
 
 /** Runs the benchmark page in `context` (served from `url`).
  * @param {import('playwright-core').BrowserContext} context @param {string} url
@@ -32,10 +32,14 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     console.log(`# wasm benchmark, ${browser.version()} (headless), one thread`);
     console.log();
     const shapes = Object.keys(results[0].gflops);
-    console.log(`| build | madd peak GFLOP/s | ${shapes.map((s) => `gemm ${s} GFLOP/s`).join(' | ')} | small step ms |${paper ? ' paper step ms |' : ''}`);
-    console.log(`|---|---:|${shapes.map(() => '---:').join('|')}|---:|${paper ? '---:|' : ''}`);
+    const depths = Object.keys(results[0].tile).sort((a, b) => Number(b) - Number(a));
+    const heads = [...shapes.map((s) => `gemm ${s}`), ...depths.map((d) => `micro-kernel alone, depth ${d}`)];
+    console.log(`| build | madd peak GFLOP/s | ${heads.map((h) => `${h} GFLOP/s`).join(' | ')} | small step ms |${paper ? ' paper step ms |' : ''}`);
+    console.log(`|---|---:|${heads.map(() => '---:').join('|')}|---:|${paper ? '---:|' : ''}`);
+    /** @param {number} g @param {number} peak */
+    const pct = (g, peak) => `${g.toFixed(1)} (${((100 * g) / peak).toFixed(0)}%)`;
     for (const r of results) {
-      const g = shapes.map((s) => `${r.gflops[s].toFixed(1)} (${((100 * r.gflops[s]) / r.peak).toFixed(0)}%)`).join(' | ');
+      const g = [...shapes.map((s) => pct(r.gflops[s], r.peak)), ...depths.map((d) => pct(r.tile[d], r.peak))].join(' | ');
       console.log(`| ${r.variant} | ${r.peak.toFixed(1)} | ${g} | ${r.smallMs.toFixed(2)} |${paper ? ` ${r.paperMs?.toFixed(0)} |` : ''}`);
     }
   } finally {

@@ -122,6 +122,17 @@ for (const shape of Object.keys(native.gflops)) {
     null,
   ]);
 }
+for (const kc of ['256', '41']) {
+  row(`micro-kernel alone, depth ${kc} (packed panels in L1, no packing or write-back), GFLOP/s (% of the build's peak)`, [
+    native.tile[kc].toFixed(1),
+    ...VARIANTS.map((v) => {
+      const r = w(v);
+      return r ? `${r.tile[kc].toFixed(1)} (${((100 * r.tile[kc]) / r.peak).toFixed(0)}%)` : null;
+    }),
+    null,
+    null,
+  ]);
+}
 
 const rustc = execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim();
 console.log(`# Attention Playground benchmark, ${new Date().toISOString().slice(0, 10)}`);
@@ -133,7 +144,7 @@ console.log(`| | ${columns.join(' | ')} |`);
 console.log(`|---|${columns.map(() => '---:').join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log();
-console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. Alternating rounds: each round times a few native steps in one process (`bench --steps`), then as many relaxed-SIMD steps in one Chromium page (scripts/bench-interleaved.js). GFLOP/s: best of 9 timings (native: median of 7); the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build).');
+console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. Alternating rounds: each round times a few native steps in one process (`bench --steps`), then as many relaxed-SIMD steps in one Chromium page (scripts/bench-interleaved.js). GFLOP/s (wasm): the best of three passes over all shapes, 3 timings of each shape per pass, the passes seconds apart (native: median of 7 timings); the micro-kernel alone is one call on packed panels of that depth, repeated; the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build), measured the same way.');
 for (const n of tfjs.notes) console.log(n);
 if (tfjs.failures.length) {
   console.error(`\nFAILED:\n${tfjs.failures.join('\n')}`);

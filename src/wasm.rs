@@ -480,3 +480,14 @@ pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
     times.sort_by(f64::total_cmp);
     Ok(times[times.len() / 2])
 }
+
+/// GFLOP/s of this build's micro-kernel alone ([`crate::kernels::blocked::micro_tile`]) on
+/// one pair of packed panels of depth `kc`, which stay in L1: the inner loop's own bound,
+/// without the packing and write-back of a gemm. Best of `reps` timings (for the benchmark
+/// page).
+#[wasm_bindgen(js_name = benchTile)]
+pub fn bench_tile(kc: usize, reps: u32) -> f64 {
+    let (flops, mut run) = crate::kernels::blocked::tile_bench(kc);
+    let inner = ((1.5e9 / flops).ceil() as usize).max(1);
+    flops / (best_time(reps, inner, &mut run) * 1e-3) / 1e9
+}

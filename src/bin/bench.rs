@@ -107,6 +107,20 @@ fn main() {
             ts.map(|t| flops / t / 1e9),
         ));
     }
+    // The micro-kernel alone at the depths of the large products and of the context α·h.
+    let tiles: Vec<(usize, f64)> = [256, 41]
+        .into_iter()
+        .map(|kc| {
+            let (flops, mut run) = blocked::tile_bench(kc);
+            let inner = ((2e9 / flops).ceil() as usize).max(1);
+            let t = time(if quick { 3 } else { 7 }, || {
+                for _ in 0..inner {
+                    run();
+                }
+            }) / inner as f64;
+            (kc, flops / t / 1e9)
+        })
+        .collect();
     if json {
         // One line for scripts/bench.js.
         let steps: Vec<String> = steps
@@ -117,11 +131,16 @@ fn main() {
             .iter()
             .map(|(m, k, n, _, g, _, _)| format!("\"{m}×{k}·{k}×{n}\": {g}"))
             .collect();
+        let tile: Vec<String> = tiles
+            .iter()
+            .map(|(kc, g)| format!("\"{kc}\": {g}"))
+            .collect();
         println!(
-            "{{\"arch\": \"{}\", \"stepMs\": {{{}}}, \"gflops\": {{{}}}}}",
+            "{{\"arch\": \"{}\", \"stepMs\": {{{}}}, \"gflops\": {{{}}}, \"tile\": {{{}}}}}",
             std::env::consts::ARCH,
             steps.join(", "),
-            gemm.join(", ")
+            gemm.join(", "),
+            tile.join(", ")
         );
         return;
     }
@@ -156,5 +175,9 @@ fn main() {
             "| {m}×{k}·{k}×{n} | {what} | {g:.1} | {gn:.1} | {gs} | {:.2} |",
             g / gn
         );
+    }
+    println!();
+    for (kc, g) in tiles {
+        println!("micro-kernel alone (packed panels in L1), depth {kc}: {g:.1} GFLOP/s");
     }
 }

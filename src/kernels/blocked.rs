@@ -151,6 +151,60 @@ fn kernel_nr() -> usize {
     return 16; // both x86-64 kernels and the portable fallback
 }
 
+/// The (MR, NR) of the micro-kernel [`gemm`] uses on this machine.
+pub fn kernel_shape() -> (usize, usize) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    return (<super::simd128::Simd128 as MicroKernel>::MR, kernel_nr());
+    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+    return (4, kernel_nr());
+}
+
+/// One call of the micro-kernel [`gemm`] uses on this machine, on packed panels `a` (kc,
+/// MR) and `b` (kc, NR) of [`kernel_shape`]: the benchmark's measure of the inner loop alone,
+/// without packing or write-back.
+pub fn micro_tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
+    #[cfg(target_arch = "x86_64")]
+    {
+        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
+        {
+            // SAFETY: the CPU has just been checked for AVX2 and FMA.
+            unsafe { tile_avx2_fma(kc, a, b, out) };
+            return;
+        }
+        Portable::<16, false>::tile(kc, a, b, out);
+    }
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    super::simd128::Simd128::tile(kc, a, b, out);
+    #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
+    Portable::<4, false>::tile(kc, a, b, out);
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
+    Portable::<16, false>::tile(kc, a, b, out);
+}
+
+/// The portable 4×16 tile compiled for AVX2 with fused multiply-add ([`micro_tile`]).
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn tile_avx2_fma(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
+    Portable::<16, true>::tile(kc, a, b, out);
+}
+
+/// For the benchmarks: the flops of one [`micro_tile`] call of depth `kc` and a closure making
+/// it on fixed packed panels (its result kept, so that the call is not dropped).
+pub fn tile_bench(kc: usize) -> (f64, impl FnMut()) {
+    let (mr, nr) = kernel_shape();
+    let a: Vec<f32> = (0..kc * mr).map(|i| (i % 7) as f32 * 0.01).collect();
+    let b: Vec<f32> = (0..kc * nr).map(|i| (i % 5) as f32 * 0.01).collect();
+    let mut out = [0.0f32; MAX_TILE];
+    let run = move || {
+        micro_tile(kc, &a, &b, &mut out);
+        std::hint::black_box(&out);
+    };
+    (2.0 * (mr * nr * kc) as f64, run)
+}
+
 fn gemm_from(m: usize, n: usize, k: usize, a: Mat, b: BSource, beta: f32, c: MatMut) {
     with_packs(|ap, bp| {
         #[cfg(target_arch = "x86_64")]
