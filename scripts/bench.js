@@ -1,9 +1,10 @@
 // @ts-check
 // The whole speed benchmark in one run, printed as one Markdown table: the native Rust step
-// and gemm, each wasm build bare (peak, gemm, step) and in the page (steps/s in its worker,
-// frame rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in
-// the same Debian Chromium; every ratio is between figures of this run. scripts/bench builds
-// first and runs this. Usage: node scripts/bench.js [--no-paper]  (about 20 min; 4 without
+// and gemm, each wasm build bare (peak, gemm, micro-kernel, step), the native and relaxed-SIMD
+// steps in alternating rounds, each wasm build in the page (steps/s in its worker, frame
+// rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in the
+// same Debian Chromium; every ratio is between figures of this run. scripts/bench builds
+// first and runs this. Usage: node scripts/bench.js [--no-paper]  (about 25 min; 4 without
 // the paper size)
 import { execFileSync } from 'node:child_process';
 import { cpus } from 'node:os';
