@@ -112,27 +112,22 @@ for (const size of /** @type {const} */ (['small', 'paper'])) {
   }
 }
 row('multiply-add peak, GFLOP/s', [null, ...VARIANTS.map((v) => w(v)?.peak.toFixed(1)), null, null]);
-for (const shape of Object.keys(native.gflops)) {
-  row(`gemm ${shape}, GFLOP/s (% of the build's peak)`, [
-    native.gflops[shape].toFixed(1),
+/** A row of GFLOP/s, native and per wasm build as a share of that build's peak.
+ * @param {string} label @param {number} nativeValue @param {(r: import('./bench-wasm.js').WasmResult) => number} pick */
+function gflopsRow(label, nativeValue, pick) {
+  row(`${label}, GFLOP/s (% of the build's peak)`, [
+    nativeValue.toFixed(1),
     ...VARIANTS.map((v) => {
       const r = w(v);
-      return r ? `${r.gflops[shape].toFixed(1)} (${((100 * r.gflops[shape]) / r.peak).toFixed(0)}%)` : null;
+      return r ? `${pick(r).toFixed(1)} (${((100 * pick(r)) / r.peak).toFixed(0)}%)` : null;
     }),
     null,
     null,
   ]);
 }
+for (const shape of Object.keys(native.gflops)) gflopsRow(`gemm ${shape}`, native.gflops[shape], (r) => r.gflops[shape]);
 for (const kc of ['256', '41']) {
-  row(`micro-kernel alone, depth ${kc} (packed panels in L1, no packing or write-back), GFLOP/s (% of the build's peak)`, [
-    native.tile[kc].toFixed(1),
-    ...VARIANTS.map((v) => {
-      const r = w(v);
-      return r ? `${r.tile[kc].toFixed(1)} (${((100 * r.tile[kc]) / r.peak).toFixed(0)}%)` : null;
-    }),
-    null,
-    null,
-  ]);
+  gflopsRow(`micro-kernel alone, depth ${kc} (packed panels in L1, no packing or write-back)`, native.tile[kc], (r) => r.tile[kc]);
 }
 
 const rustc = execFileSync('rustc', ['--version'], { encoding: 'utf8' }).trim();
