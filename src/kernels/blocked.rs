@@ -404,15 +404,19 @@ fn pack_panel(
     }
     // Every read below is at most this far into `src`.
     assert!(at + (kc - 1) * step_p + (count - 1) * step_q < src.len());
-    if step_q == 1 {
-        for (p, d) in dst.chunks_exact_mut(w).enumerate() {
-            let from = &src[at + p * step_p..][..count];
-            if count == w {
-                // `w` is a constant once inlined: a fixed-size copy, not a memcpy call.
-                d.copy_from_slice(&from[..w]);
-            } else {
-                d[..count].copy_from_slice(from);
+    if step_q == 1 && count == w {
+        // SAFETY: row p reads src[at + p·step_p ..][..w], inside `src` by the assertion
+        // above (count == w), and writes dst[p·w..][..w], inside `dst` (kc·w floats); `w`
+        // is a constant once inlined: a fixed-size copy, not a memcpy call.
+        unsafe {
+            let (s, d) = (src.as_ptr().add(at), dst.as_mut_ptr());
+            for p in 0..kc {
+                std::ptr::copy_nonoverlapping(s.add(p * step_p), d.add(p * w), w);
             }
+        }
+    } else if step_q == 1 {
+        for (p, d) in dst.chunks_exact_mut(w).enumerate() {
+            d[..count].copy_from_slice(&src[at + p * step_p..][..count]);
         }
     } else if step_p == 1 {
         interleave(dst, &src[at..], step_q, w, count, kc);
