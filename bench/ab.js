@@ -3,8 +3,9 @@
 // alternating rounds (?rounds=N) so that a busy minute on a shared machine falls on every
 // build alike, times their training step on ?preset= (after two untimed rounds) or, with
 // ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js; ?shape=m×k·k×n for
-// one of them) and their multiply-add peak. Result in window.__ab: per build, every round's figure — ms per step
-// (see `benchStep`), or GFLOP/s per shape and of the peak (`benchGemm`, `benchPeak`).
+// one of them) and their multiply-add peak. Result in window.__ab: per build, every round's
+// figure — ms per step (see `benchStep`), or GFLOP/s per shape and of the peak (`benchGemm`,
+// `benchPeak`).
 // window.__abStep(i, reps) times one more round of build i's step (for rounds that alternate
 // with something outside the page: scripts/bench-interleaved.js).
 

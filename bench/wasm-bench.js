@@ -1,7 +1,8 @@
 // @ts-check
 // The benchmark page: in a worker-free page, loads each wasm build in turn and measures its
-// gemm (GFLOP/s at the paper-size step's shapes), its micro-kernel alone and its training step (ms) on the small
-// preset and, with ?paper=1, at the paper size. Results go to window.__bench as JSON.
+// gemm (GFLOP/s at the paper-size step's shapes), its micro-kernel alone and its training
+// step (ms) on the small preset and, with ?paper=1, at the paper size. Results go to
+// window.__bench as JSON.
 
 import { shapes, shapeName } from './shapes.js';
 

@@ -7,7 +7,7 @@ import { startServer, launch } from '../tests/e2e/harness.js';
 
 const [builds, what = 'easy', rounds = '7', shape] = process.argv.slice(2);
 if (!builds) {
-  console.error('usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS]');
+  console.error('usage: node scripts/bench-ab.js BUILD,BUILD[,…] [PRESET|gemm] [ROUNDS] [m×k·k×n]');
   process.exit(2);
 }
 const gemm = what === 'gemm';

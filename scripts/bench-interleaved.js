@@ -13,9 +13,10 @@ const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
  * Per round, the native and the wasm ms per step and their ratio; and the medians.
  * @param {import('playwright-core').BrowserContext} context
  * @param {string} url  the server's address, ending in /
- * @param {{ preset: string, rounds: number, steps: number, build?: string }} o
+ * @param {{ preset: string, rounds: number, steps?: number, build?: string }} o  `steps`: per
+ *   round and side, by default 3 at the paper size (`easy`) and 20 on the small presets
  */
-export async function benchInterleaved(context, url, { preset, rounds, steps, build = 'relaxed-simd' }) {
+export async function benchInterleaved(context, url, { preset, rounds, steps = preset === 'easy' ? 3 : 20, build = 'relaxed-simd' }) {
   const page = await context.newPage();
   try {
     // rounds=0: the page loads the build and warms it up (two untimed steps), nothing more.
@@ -49,7 +50,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const server = await startServer();
   const { browser, context } = await launch();
   try {
-    const r = await benchInterleaved(context, server.url, { preset, rounds: Number(rounds), steps: preset === 'easy' ? 3 : 20 });
+    const r = await benchInterleaved(context, server.url, { preset, rounds: Number(rounds) });
     console.log(`# ${preset}: relaxed-SIMD step / native step in ${rounds} alternating rounds, ${browser.version()}`);
     console.log();
     console.log('| round | native ms | relaxed-SIMD ms | ratio |');

@@ -410,9 +410,15 @@ pub fn bench_gemm(
             MatMut::rows(&mut c, n),
         )
     };
-    // Repeat inside each timing so that Date's millisecond resolution does not matter.
-    let inner = ((1.5e9 / (2.0 * (m * n * k) as f64)).ceil() as usize).max(1);
-    2.0 * (m * n * k) as f64 / (best_time(reps, inner, &mut run) * 1e-3) / 1e9
+    gflops(2.0 * (m * n * k) as f64, reps, &mut run)
+}
+
+/// GFLOP/s of `run`, a call of `flops` floating-point operations: best of `reps` timings,
+/// each of enough calls for about 1.5 GFLOP (so that Date's millisecond resolution does not
+/// matter).
+fn gflops(flops: f64, reps: u32, run: &mut dyn FnMut()) -> f64 {
+    let inner = ((1.5e9 / flops).ceil() as usize).max(1);
+    flops / (best_time(reps, inner, run) * 1e-3) / 1e9
 }
 
 /// The measured multiply-add peak of this build in GFLOP/s (`kernels::peak`): the bound the
@@ -488,6 +494,5 @@ pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
 #[wasm_bindgen(js_name = benchTile)]
 pub fn bench_tile(kc: usize, reps: u32) -> f64 {
     let (flops, mut run) = crate::kernels::blocked::tile_bench(kc);
-    let inner = ((1.5e9 / flops).ceil() as usize).max(1);
-    flops / (best_time(reps, inner, &mut run) * 1e-3) / 1e9
+    gflops(flops, reps, &mut run)
 }

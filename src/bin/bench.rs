@@ -63,8 +63,8 @@ fn main() {
         println!("{}", step_ms(preset, reps));
         return;
     }
-    let quick = std::env::args().any(|a| a == "--quick");
-    let json = std::env::args().any(|a| a == "--json");
+    let quick = args.iter().any(|a| a == "--quick");
+    let json = args.iter().any(|a| a == "--json");
     let mut steps = Vec::new();
     for (name, reps) in [("small-easy", 40), ("easy", if quick { 3 } else { 7 })] {
         steps.push((name, step_ms(name, reps)));
