@@ -161,7 +161,8 @@ pub fn kernel_shape() -> (usize, usize) {
 
 /// One call of the micro-kernel [`gemm`] uses on this machine, on packed panels `a` (kc,
 /// MR) and `b` (kc, NR) of [`kernel_shape`]: the benchmark's measure of the inner loop alone,
-/// without packing or write-back.
+/// without packing or write-back. Its choice of kernel repeats the one [`gemm`] makes: one shared
+/// dispatch (a job type run by one function) made the native step measurably slower.
 pub fn micro_tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
     #[cfg(target_arch = "x86_64")]
     {
