@@ -9,7 +9,7 @@
 // window.__abStep(i, reps) times one more round of build i's step (for rounds that alternate
 // with something outside the page: scripts/bench-interleaved.js).
 
-import { shapes, shapeName } from './shapes.js';
+import { shapes, shapeName, benchShape } from './shapes.js';
 
 const params = new URLSearchParams(location.search);
 const builds = (params.get('builds') ?? '').split(',').filter(Boolean);
@@ -30,7 +30,7 @@ const measure = (m) => {
   if (!gemm) return { 'ms / step': m.benchStep(m.preset(preset), 1) };
   /** @type {Record<string, number>} */
   const out = { 'peak GFLOP/s': m.benchPeak(3) };
-  for (const s of shapes.filter((x) => !only || shapeName(x) === only)) out[`${shapeName(s)} GFLOP/s`] = m.benchGemm(s[0], s[2], s[1], s[3], s[4], 3);
+  for (const s of shapes.filter((x) => !only || shapeName(x) === only)) out[`${shapeName(s)} GFLOP/s`] = benchShape(m, s, 3);
   return out;
 };
 // Two untimed rounds first: V8 optimises a wasm function only after its first calls.

@@ -4,7 +4,7 @@
 // step (ms) on the small preset and, with ?paper=1, at the paper size. Results go to
 // window.__bench as JSON.
 
-import { shapes, shapeName } from './shapes.js';
+import { shapes, shapeName, benchShape } from './shapes.js';
 
 const params = new URLSearchParams(location.search);
 const variants = (params.get('variants') ?? 'scalar,simd128,relaxed-simd').split(',');
@@ -24,7 +24,7 @@ for (const v of variants) {
   const keep = (into, key, v) => { into[key] = Math.max(into[key] ?? 0, v); };
   for (let pass = 0; pass < 3; pass++) {
     peak = Math.max(peak, m.benchPeak(3));
-    for (const s of shapes) keep(gflops, shapeName(s), m.benchGemm(s[0], s[2], s[1], s[3], s[4], 3));
+    for (const s of shapes) keep(gflops, shapeName(s), benchShape(m, s, 3));
     for (const kc of [256, 41]) keep(tile, String(kc), m.benchTile(kc, 3));
   }
   const small = m.benchStep(m.preset('small-easy'), 7);

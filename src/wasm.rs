@@ -382,32 +382,38 @@ impl WasmTrainer {
 }
 
 /// GFLOP/s of this build's gemm on an `m×k · k×n` product with A and/or B read transposed
-/// (as the model reads them: `Aᵀ` for weight gradients, `Bᵀ` for weights), best of `reps`
-/// timings
-/// (for the benchmark page; the page itself never calls it).
+/// (as the model reads them: `Aᵀ` for weight gradients, `Bᵀ` for weights), the rows of A, B
+/// and C `a_apart`, `b_apart`, `c_apart` times their length apart (1: dense; the batch for one
+/// sequence's rows of the step's (L, B, H) buffers), best of `reps` timings (for the benchmark
+/// page; the page itself never calls it).
 #[wasm_bindgen(js_name = benchGemm)]
+#[allow(clippy::too_many_arguments)]
 pub fn bench_gemm(
     m: usize,
     n: usize,
     k: usize,
     a_transposed: bool,
     b_transposed: bool,
+    a_apart: usize,
+    b_apart: usize,
+    c_apart: usize,
     reps: u32,
 ) -> f64 {
     use crate::kernels::{gemm, Mat, MatMut};
     let mut rng = crate::rng::Rng::new(1, 0);
-    let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-    let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-    let mut c = vec![0.0f32; m * n];
+    let mut random =
+        |n: usize| -> Vec<f32> { (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect() };
+    let (a, b) = (random(m * k * a_apart), random(k * n * b_apart));
+    let mut c = vec![0.0f32; m * n * c_apart];
     let mut run = || {
         gemm(
             m,
             n,
             k,
-            Mat::dense(&a, m, k, a_transposed),
-            Mat::dense(&b, k, n, b_transposed),
+            Mat::spaced(&a, m, k, a_transposed, a_apart),
+            Mat::spaced(&b, k, n, b_transposed, b_apart),
             0.0,
-            MatMut::rows(&mut c, n),
+            MatMut::rows(&mut c, n * c_apart),
         )
     };
     gflops(2.0 * (m * n * k) as f64, reps, &mut run)

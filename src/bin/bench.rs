@@ -30,14 +30,48 @@ fn time(reps: usize, mut f: impl FnMut()) -> f64 {
 }
 
 /// The products of the paper-size step that take its time: (m, k, n, A read transposed,
-/// B read transposed, what it is), as in `bench/wasm-bench.js`.
-const SHAPES: [(usize, usize, usize, bool, bool, &str); 6] = [
-    (128, 256, 1024, false, true, "LSTM step h·W_hhᵀ"),
-    (128, 1024, 256, false, false, "LSTM backward dgates·W_hh"),
-    (1024, 5248, 256, true, false, "dW_hh = dgatesᵀ·h"),
-    (5248, 256, 256, false, true, "W·[d; c] over all tokens"),
-    (41, 256, 41, false, true, "scores of one sequence"),
-    (41, 41, 256, false, false, "context α·h of one sequence"),
+/// B read transposed, what it is, how many sequences apart the rows of A, B and C are), as in
+/// `bench/shapes.js`.
+type Shape = (usize, usize, usize, bool, bool, &'static str, [usize; 3]);
+const SHAPES: [Shape; 6] = [
+    (128, 256, 1024, false, true, "LSTM step h·W_hhᵀ", [1, 1, 1]),
+    (
+        128,
+        1024,
+        256,
+        false,
+        false,
+        "LSTM backward dgates·W_hh",
+        [1, 1, 1],
+    ),
+    (1024, 5248, 256, true, false, "dW_hh = dgatesᵀ·h", [1, 1, 1]),
+    (
+        5248,
+        256,
+        256,
+        false,
+        true,
+        "W·[d; c] over all tokens",
+        [1, 1, 1],
+    ),
+    (
+        41,
+        256,
+        41,
+        false,
+        true,
+        "scores of one sequence",
+        [128, 128, 1],
+    ),
+    (
+        41,
+        41,
+        256,
+        false,
+        false,
+        "context α·h of one sequence",
+        [1, 128, 128],
+    ),
 ];
 
 /// Median ms per training step of `preset` (evaluation excluded) over `reps` steps, after one.
@@ -71,12 +105,16 @@ fn main() {
     }
     let mut rng = Rng::new(1, 0);
     let mut kernels = Vec::new();
-    for (m, k, n, ta, tb, what) in SHAPES {
-        let a: Vec<f32> = (0..m * k).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-        let b: Vec<f32> = (0..k * n).map(|_| rng.uniform_range(-1.0, 1.0)).collect();
-        let am = Mat::dense(&a, m, k, ta);
-        let bm = Mat::dense(&b, k, n, tb);
-        let mut c = vec![0.0f32; m * n];
+    for (m, k, n, ta, tb, what, [a_apart, b_apart, c_apart]) in SHAPES {
+        let a: Vec<f32> = (0..m * k * a_apart)
+            .map(|_| rng.uniform_range(-1.0, 1.0))
+            .collect();
+        let b: Vec<f32> = (0..k * n * b_apart)
+            .map(|_| rng.uniform_range(-1.0, 1.0))
+            .collect();
+        let am = Mat::spaced(&a, m, k, ta, a_apart);
+        let bm = Mat::spaced(&b, k, n, tb, b_apart);
+        let (mut c, ldc) = (vec![0.0f32; m * n * c_apart], n * c_apart);
         let flops = 2.0 * (m * n * k) as f64;
         // Enough repetitions inside each timing for about 0.2 s.
         let inner = ((2e9 / flops).ceil() as usize).max(1);
@@ -84,7 +122,7 @@ fn main() {
         let mut run = |f: GemmFn| {
             time(reps, || {
                 for _ in 0..inner {
-                    f(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, n));
+                    f(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, ldc));
                 }
             }) / inner as f64
         };
@@ -92,7 +130,7 @@ fn main() {
         let tn = run(ndarray_gemm);
         let ts = if flops < 1e9 {
             Some(time(1, || {
-                scalar::gemm(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, n))
+                scalar::gemm(m, n, k, am, bm, 0.0, MatMut::rows(&mut c, ldc))
             }))
         } else {
             None

@@ -48,10 +48,22 @@ impl<'a> Mat<'a> {
     /// A `rows × cols` operand stored densely: row-major, or when `transposed` the
     /// transpose of a row-major `cols × rows` matrix.
     pub fn dense(data: &'a [f32], rows: usize, cols: usize, transposed: bool) -> Mat<'a> {
+        Mat::spaced(data, rows, cols, transposed, 1)
+    }
+    /// [`Mat::dense`] with the stored rows `apart` times their length apart: one sequence's
+    /// rows of an (L, B, H) buffer are `B·H` apart (`apart = B`). `data` holds
+    /// `rows·cols·apart` floats.
+    pub fn spaced(
+        data: &'a [f32],
+        rows: usize,
+        cols: usize,
+        transposed: bool,
+        apart: usize,
+    ) -> Mat<'a> {
         if transposed {
-            Mat::rows_t(data, rows)
+            Mat::rows_t(data, rows * apart)
         } else {
-            Mat::rows(data, cols)
+            Mat::rows(data, cols * apart)
         }
     }
 }
