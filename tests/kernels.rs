@@ -13,7 +13,14 @@ const ORACLES: [(&str, GemmFn); 2] = [("scalar", scalar::gemm), ("ndarray", ndar
 #[test]
 fn gemm_matches_the_references_on_odd_sizes() {
     let mut rng = Rng::new(11, 0);
-    let small = [(1, 1, 1), (3, 5, 7), (13, 9, 17), (33, 65, 31), (4, 1, 19)];
+    let small = [
+        (1, 1, 1),
+        (3, 5, 7),
+        (13, 9, 17),
+        (33, 65, 31),
+        (4, 1, 19),
+        (37, 149, 300), // one row block, more than eight panels, two depth blocks
+    ];
     check_gemm(&mut rng, &small, &ALL_GEMM_CASES, &ORACLES, "native");
     // Beyond one packed block in every dimension: once is enough for the debug build.
     let big = [(67, 1029, 261), (130, 17, 515)];

@@ -307,6 +307,15 @@ pub fn gemm_with<K: MicroKernel>(
     } in b_blocks(k, n, nr)
     {
         let bp: &[f32] = match b {
+            // One block of rows (a sequence's products, 41 rows at the paper size): the
+            // packing is a large share of the call, and B's rows may be far apart (a
+            // sequence's rows of an (L, B, H) buffer, 128 KB in the paper-size step), so it
+            // goes row by row. Measured at α·h so laid out: +36% (median of 12 alternating
+            // rounds; panel by panel, 23.4 GFLOP/s).
+            BSource::Strided(b) if m <= MC => {
+                pack_b_by_rows(kc, nc, nr, b, pc, jc, bp);
+                bp
+            }
             BSource::Strided(b) => {
                 pack_b(kc, nc, nr, b, pc, jc, bp);
                 bp
@@ -370,6 +379,51 @@ fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mu
         let dst = &mut bp[panel * kc * nr..(panel + 1) * kc * nr];
         let at = pc * b.rs + (jc + jr) * b.cs;
         pack_panel(dst, b.data, at, b.rs, b.cs, nr, nr.min(nc - jr), kc);
+    }
+}
+
+/// [`pack_b`] reading B a row at a time where its rows have unit stride: eight panels at a
+/// time, each row's 8·`nr` floats of them are read once, in order, and dealt out to the
+/// panels. Panel by panel, each panel reads a piece of every one of the `kc` rows; rows a
+/// multiple of 4 KB apart share one cache set, so the line read for one panel is gone by
+/// the time the next panel wants the rest of it. (Eight, not all: the panels written per
+/// row are `kc·nr` floats apart, 8 KB at full depth, and share a set in turn.)
+#[inline(always)]
+fn pack_b_by_rows(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
+    if b.cs != 1 {
+        pack_b(kc, nc, nr, b, pc, jc, bp);
+        return;
+    }
+    let (full, rest) = (nc / nr, nc % nr);
+    let panels = full + usize::from(rest > 0);
+    let dst = &mut bp[..panels * kc * nr];
+    // Every read below is at most this far into `b.data`.
+    let start = pc * b.rs + jc;
+    assert!(start + (kc - 1) * b.rs + nc <= b.data.len());
+    // SAFETY: row p's floats q < nc are b.data[start + p·rs + q], inside by the assertion;
+    // column q of it goes to dst[(q/nr)·kc·nr + p·nr + q%nr], inside `dst` (p < kc,
+    // q/nr < panels). `nr` is a constant once inlined: fixed-size copies, not memcpy calls.
+    unsafe {
+        let (s, d) = (b.data.as_ptr().add(start), dst.as_mut_ptr());
+        for t0 in (0..full).step_by(8) {
+            for p in 0..kc {
+                for t in t0..full.min(t0 + 8) {
+                    std::ptr::copy_nonoverlapping(
+                        s.add(p * b.rs + t * nr),
+                        d.add((t * kc + p) * nr),
+                        nr,
+                    );
+                }
+            }
+        }
+    }
+    if rest > 0 {
+        // The last panel, `rest` columns wide and zero-padded.
+        let last = &mut dst[full * kc * nr..];
+        for (p, d) in last.chunks_exact_mut(nr).enumerate() {
+            d[..rest].copy_from_slice(&b.data[start + p * b.rs + full * nr..][..rest]);
+            d[rest..].fill(0.0);
+        }
     }
 }
 
