@@ -126,6 +126,45 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
     if m == 0 || n == 0 {
         return;
     }
+    // Every pair of A's rows reads all of B's rows again. Rows far apart (one sequence's rows
+    // of an (L, B, H) buffer, 128 KB in the paper-size step) share cache sets and would come
+    // from L3 every time: they are copied next to each other first.
+    if ldb != k {
+        assert!(
+            b.len() >= (n - 1) * ldb + k,
+            "gemm_dot: operand shorter than its shape"
+        );
+        let fits = super::blocked::with_packs(|_, scratch| {
+            let Some(dense) = scratch.get_mut(..n * k) else {
+                return false;
+            };
+            for (q, row) in dense.chunks_exact_mut(k).enumerate() {
+                row.copy_from_slice(&b[q * ldb..][..k]);
+            }
+            dot_rows(m, n, k, a, lda, dense, k, beta, c, ldc);
+            true
+        });
+        if fits {
+            return;
+        }
+    }
+    dot_rows(m, n, k, a, lda, b, ldb, beta, c, ldc);
+}
+
+/// The tiles of [`gemm_dot`] (m, n > 0).
+#[allow(clippy::too_many_arguments)]
+fn dot_rows(
+    m: usize,
+    n: usize,
+    k: usize,
+    a: &[f32],
+    lda: usize,
+    b: &[f32],
+    ldb: usize,
+    beta: f32,
+    c: &mut [f32],
+    ldc: usize,
+) {
     assert!(
         a.len() >= (m - 1) * lda + k && b.len() >= (n - 1) * ldb + k,
         "gemm_dot: operand shorter than its shape"

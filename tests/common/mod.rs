@@ -103,7 +103,8 @@ pub type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
 
 /// Holds this build's `kernels::gemm` and `kernels::gemm_packed` to each oracle on every
 /// shape (m, n, k) × case (A transposed, B transposed, beta), on random operands in [−1, 1]
-/// and a C with row stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
+/// stored densely and with their rows twice their length apart (as a sequence's rows of an
+/// (L, B, H) buffer are), and a C with row stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
 /// order (fused and unfused multiply-adds round differently).
 pub fn check_gemm(
     rng: &mut Rng,
@@ -115,10 +116,11 @@ pub fn check_gemm(
     let mut random =
         |n: usize| -> Vec<f32> { (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect() };
     for &(m, n, k) in shapes {
-        for &(ta, tb, beta) in cases {
-            let (a, b, c0) = (random(m * k), random(k * n), random(m * n * 2));
-            let am = Mat::dense(&a, m, k, ta);
-            let bm = Mat::dense(&b, k, n, tb);
+        for (&(ta, tb, beta), apart) in cases.iter().flat_map(|c| [(c, 1), (c, 2)]) {
+            let (a, b) = (random(m * k * apart), random(k * n * apart));
+            let c0 = random(m * n * 2);
+            let am = Mat::spaced(&a, m, k, ta, apart);
+            let bm = Mat::spaced(&b, k, n, tb, apart);
             let mut fast = c0.clone();
             gemm(m, n, k, am, bm, beta, MatMut::rows(&mut fast, 2 * n));
             // The same product with B packed beforehand, as the LSTM recurrences run it.
@@ -137,7 +139,7 @@ pub fn check_gemm(
                         .fold(0.0f32, f32::max);
                     assert!(
                         maxdiff <= 1e-6 * k as f32 + 1e-6,
-                        "{build} {kind} vs {name}: m{m} n{n} k{k} ta{ta} tb{tb} beta{beta}: maxdiff {maxdiff}"
+                        "{build} {kind} vs {name}: m{m} n{n} k{k} ta{ta} tb{tb} beta{beta} apart{apart}: maxdiff {maxdiff}"
                     );
                 }
             }
