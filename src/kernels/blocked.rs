@@ -22,6 +22,13 @@ pub trait MicroKernel {
     const MR: usize;
     const NR: usize;
     fn tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]);
+    /// The first `rows` (< MR) rows of [`MicroKernel::tile`]'s `out`, for the last rows of a
+    /// product; a kernel may have a faster one for fewer rows. By default the whole tile.
+    #[inline(always)]
+    fn tile_rows(rows: usize, kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
+        let _ = rows;
+        Self::tile(kc, a, b, out)
+    }
 }
 
 /// Portable micro-kernel of 4 rows and `NR` columns; `FMA` uses `mul_add` (only where the
@@ -336,7 +343,11 @@ pub fn gemm_with<K: MicroKernel>(
                 for ir in (0..mc).step_by(mr) {
                     let mr_here = mr.min(mc - ir);
                     let a_panel = &ap[(ir / mr) * kc * mr..(ir / mr + 1) * kc * mr];
-                    K::tile(kc, a_panel, b_panel, &mut tile);
+                    if mr_here == mr {
+                        K::tile(kc, a_panel, b_panel, &mut tile);
+                    } else {
+                        K::tile_rows(mr_here, kc, a_panel, b_panel, &mut tile);
+                    }
                     let (i0, j0) = (ic + ir, jc + jr);
                     if ccs == 1 && nr_here == nr {
                         // Whole rows of unit stride: loops of the constant length `nr`,
