@@ -1,7 +1,8 @@
 //! The wasm `simd128` kernels: the blocked gemm's micro-kernel, a 4×8 tile held in eight
 //! `v128` accumulators fed by two vector loads of packed B and four broadcasts of packed A
-//! per depth step; and `gemm_dot`, the unpacked dot-product kernel for small `A·Bᵀ`. With
-//! the `relaxed-simd` target feature the multiply-add is fused (`f32x4.relaxed_madd`).
+//! per depth step (and a one-row kernel for a last row); and `gemm_dot`, the unpacked
+//! dot-product kernel for small `A·Bᵀ`. With the `relaxed-simd` target feature the
+//! multiply-add is fused (`f32x4.relaxed_madd`).
 
 use super::blocked::{MicroKernel, MAX_TILE};
 use super::{Mat, MatMut};
@@ -74,8 +75,9 @@ impl MicroKernel for Simd128 {
 
 /// Row 0 of [`Simd128::tile`]: its eight columns in two pairs of accumulators that take the
 /// depth steps in turn, so that four multiply-adds are in flight, as many as one row has
-/// without more registers than V8 keeps. About half the time of the whole tile, which would
-/// compute four rows of which three are padding.
+/// without more registers than V8 keeps. A quarter of the whole tile's multiply-adds with
+/// half as many in flight: by that count half its time, for the one row of four that is not
+/// padding.
 #[inline(never)]
 fn tile_row(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
     assert!(a.len() >= kc * ROWS && b.len() >= kc * 8);
