@@ -166,49 +166,40 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
         a.cs == 1 && b.rs == 1 && c.cs == 1,
         "gemm_dot: operands must run along the depth"
     );
-    let (a, lda, b, ldb, c, ldc) = (a.data, a.rs, b.data, b.cs, c.data, c.rs);
     if m == 0 || n == 0 {
         return;
     }
     // Every pair of A's rows reads all of B's rows again. Rows far apart (one sequence's rows
     // of an (L, B, H) buffer, 128 KB in the paper-size step) share cache sets and would come
-    // from L3 every time: they are copied next to each other first.
-    if ldb != k {
+    // from L3 every time: they are copied next to each other first, if the scratch holds them.
+    let (b, c) = if b.cs == k {
+        (b, c)
+    } else {
         assert!(
-            b.len() >= (n - 1) * ldb + k,
+            b.data.len() >= (n - 1) * b.cs + k,
             "gemm_dot: operand shorter than its shape"
         );
-        let fits = super::blocked::with_packs(|_, scratch| {
+        let left = super::blocked::with_packs(move |_, scratch| {
             let Some(dense) = scratch.get_mut(..n * k) else {
-                return false;
+                return Some(c);
             };
             for (q, row) in dense.chunks_exact_mut(k).enumerate() {
-                row.copy_from_slice(&b[q * ldb..][..k]);
+                row.copy_from_slice(&b.data[q * b.cs..][..k]);
             }
-            dot_rows(m, n, k, a, lda, dense, k, beta, c, ldc);
-            true
+            dot_rows(m, n, k, a, Mat::rows_t(dense, k), beta, c);
+            None
         });
-        if fits {
-            return;
+        match left {
+            Some(c) => (b, c),
+            None => return,
         }
-    }
-    dot_rows(m, n, k, a, lda, b, ldb, beta, c, ldc);
+    };
+    dot_rows(m, n, k, a, b, beta, c);
 }
 
 /// The tiles of [`gemm_dot`] (m, n > 0).
-#[allow(clippy::too_many_arguments)]
-fn dot_rows(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: &[f32],
-    lda: usize,
-    b: &[f32],
-    ldb: usize,
-    beta: f32,
-    c: &mut [f32],
-    ldc: usize,
-) {
+fn dot_rows(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    let (a, lda, b, ldb, c, ldc) = (a.data, a.rs, b.data, b.cs, c.data, c.rs);
     assert!(
         a.len() >= (m - 1) * lda + k && b.len() >= (n - 1) * ldb + k,
         "gemm_dot: operand shorter than its shape"
