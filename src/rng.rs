@@ -54,6 +54,11 @@ impl Rng {
         lo + (hi - lo) * self.uniform()
     }
 
+    /// `n` draws of [`Rng::uniform_range`].
+    pub fn uniform_vec(&mut self, n: usize, lo: f32, hi: f32) -> Vec<f32> {
+        (0..n).map(|_| self.uniform_range(lo, hi)).collect()
+    }
+
     /// Uniform integer in 0..n (n > 0), unbiased (Lemire's multiply-and-reject).
     pub fn below(&mut self, n: usize) -> usize {
         debug_assert!(n > 0);

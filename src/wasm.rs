@@ -401,9 +401,8 @@ pub fn bench_gemm(
 ) -> f64 {
     use crate::kernels::{gemm, Mat, MatMut};
     let mut rng = crate::rng::Rng::new(1, 0);
-    let mut random =
-        |n: usize| -> Vec<f32> { (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect() };
-    let (a, b) = (random(m * k * a_apart), random(k * n * b_apart));
+    let a = rng.uniform_vec(m * k * a_apart, -1.0, 1.0);
+    let b = rng.uniform_vec(k * n * b_apart, -1.0, 1.0);
     let mut c = vec![0.0f32; m * n * c_apart];
     let mut run = || {
         gemm(

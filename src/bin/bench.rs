@@ -106,12 +106,8 @@ fn main() {
     let mut rng = Rng::new(1, 0);
     let mut kernels = Vec::new();
     for (m, k, n, ta, tb, what, [a_apart, b_apart, c_apart]) in SHAPES {
-        let a: Vec<f32> = (0..m * k * a_apart)
-            .map(|_| rng.uniform_range(-1.0, 1.0))
-            .collect();
-        let b: Vec<f32> = (0..k * n * b_apart)
-            .map(|_| rng.uniform_range(-1.0, 1.0))
-            .collect();
+        let a = rng.uniform_vec(m * k * a_apart, -1.0, 1.0);
+        let b = rng.uniform_vec(k * n * b_apart, -1.0, 1.0);
         let am = Mat::spaced(&a, m, k, ta, a_apart);
         let bm = Mat::spaced(&b, k, n, tb, b_apart);
         let (mut c, ldc) = (vec![0.0f32; m * n * c_apart], n * c_apart);

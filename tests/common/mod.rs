@@ -104,8 +104,9 @@ pub type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
 /// Holds this build's `kernels::gemm` and `kernels::gemm_packed` to each oracle on every
 /// shape (m, n, k) × case (A transposed, B transposed, beta), on random operands in [−1, 1]
 /// stored densely and with their rows twice their length apart (as a sequence's rows of an
-/// (L, B, H) buffer are), and a C with row stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding of k f32 products summed in another
-/// order (fused and unfused multiply-adds round differently).
+/// (L, B, H) buffer are), and a C with row stride 2n. Tolerance: 1e-6·k + 1e-6, the rounding
+/// of k f32 products summed in another order (fused and unfused multiply-adds round
+/// differently).
 pub fn check_gemm(
     rng: &mut Rng,
     shapes: &[(usize, usize, usize)],
@@ -113,8 +114,7 @@ pub fn check_gemm(
     oracles: &[(&str, GemmFn)],
     build: &str,
 ) {
-    let mut random =
-        |n: usize| -> Vec<f32> { (0..n).map(|_| rng.uniform_range(-1.0, 1.0)).collect() };
+    let mut random = |n: usize| rng.uniform_vec(n, -1.0, 1.0);
     for &(m, n, k) in shapes {
         for (&(ta, tb, beta), apart) in cases.iter().flat_map(|c| [(c, 1), (c, 2)]) {
             let (a, b) = (random(m * k * apart), random(k * n * apart));
