@@ -16,8 +16,13 @@ export const shapes = /** @type {const} */ ([
 ]);
 
 /** The benchmark call of `shape` on wasm module `m`: its GFLOP/s, best of `reps` timings.
+ * A build from before `benchGemm` took the rows' spacing (scripts/bench-ab builds old git
+ * revisions) would read the spacing as `reps` and time dense operands: it is refused.
  * @param {any} m @param {typeof shapes[number]} s @param {number} reps */
-export const benchShape = (m, s, reps) => m.benchGemm(s[0], s[2], s[1], s[3], s[4], ...s[6], reps);
+export const benchShape = (m, s, reps) => {
+  if (m.benchGemm.length !== 9) throw new Error('this build\'s benchGemm does not take the rows\' spacing (a build from before 54260a7): its gemm figures would not be comparable');
+  return m.benchGemm(s[0], s[2], s[1], s[3], s[4], ...s[6], reps);
+};
 
 /** @param {readonly [number, number, number, ...any[]]} s  the label of a shape */
 export const shapeName = ([m, k, n]) => `${m}×${k}·${k}×${n}`;
