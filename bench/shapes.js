@@ -3,16 +3,17 @@
 // the benchmark pages (wasm-bench.js, ab.js) time the gemm on.
 
 /** (m, k, n, A read transposed, B read transposed, what it is, how many sequences apart the
- * rows of A, B and C are). The products of one sequence read and write its rows of the step's
- * (L, B, H) buffers, whose rows are the batch (128) times their width apart: the benchmark
- * lays them out so too. */
+ * rows of A, B and C are). The products of one sequence read its encoder outputs dense (the
+ * step keeps them (B, L, H)) and its queries and contexts in the step's (L, B, H) buffers,
+ * whose rows are the batch (128) times their width apart: the benchmark lays them out so
+ * too. */
 export const shapes = /** @type {const} */ ([
   [128, 256, 1024, false, true, 'LSTM step h·W_hhᵀ', [1, 1, 1]],
   [128, 1024, 256, false, false, 'LSTM backward dgates·W_hh', [1, 1, 1]],
   [1024, 5248, 256, true, false, 'dW_hh = dgatesᵀ·h', [1, 1, 1]],
   [5248, 256, 256, false, true, 'W·[d; c] over all tokens', [1, 1, 1]],
-  [41, 256, 41, false, true, 'scores of one sequence', [128, 128, 1]],
-  [41, 41, 256, false, false, 'context α·h of one sequence', [1, 128, 128]],
+  [41, 256, 41, false, true, 'scores of one sequence', [128, 1, 1]],
+  [41, 41, 256, false, false, 'context α·h of one sequence', [1, 1, 128]],
 ]);
 
 /** The benchmark call of `shape` on wasm module `m`: its GFLOP/s, best of `reps` timings.

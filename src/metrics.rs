@@ -101,7 +101,7 @@ pub fn mean_agreement(a: &[f32], b: &[f32], tgt_len: usize, src_len: usize) -> f
 #[derive(Clone, Debug)]
 pub struct KtiwProbe {
     u: Vec<f32>,      // (Lt, B, H)   W_d d_t + b_comb + W_c' mean_k b_c^k
-    v: Vec<f32>,      // (Ls, B, H)   Σ_k M_k h_s
+    v: Vec<f32>,      // (B, Ls, H)   Σ_k M_k h_s
     grid: Vec<f32>,   // (Lt·Ls, H)   tanh(u_t + v_s) of one sequence
     logits: Vec<f32>, // (Lt·Ls, NT)
 }
@@ -154,7 +154,7 @@ impl KtiwProbe {
             for t in 0..lt {
                 let u = &self.u[(t * bsz + b) * h..(t * bsz + b + 1) * h];
                 for s in 0..ls {
-                    let v = &self.v[(s * bsz + b) * h..(s * bsz + b + 1) * h];
+                    let v = &self.v[(b * ls + s) * h..(b * ls + s + 1) * h];
                     let g = &mut self.grid[(t * ls + s) * h..(t * ls + s + 1) * h];
                     for ((x, a), c) in g.iter_mut().zip(u).zip(v) {
                         *x = math::tanh(a + c);

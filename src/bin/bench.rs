@@ -61,7 +61,7 @@ const SHAPES: [Shape; 6] = [
         false,
         true,
         "scores of one sequence",
-        [128, 128, 1],
+        [128, 1, 1],
     ),
     (
         41,
@@ -70,7 +70,7 @@ const SHAPES: [Shape; 6] = [
         false,
         false,
         "context α·h of one sequence",
-        [1, 128, 128],
+        [1, 1, 128],
     ),
 ];
 

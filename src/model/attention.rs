@@ -28,7 +28,7 @@ pub enum Weights<'a> {
 }
 
 /// Forward pass of one head.
-/// `d` (Lt, B, H), `h_enc` (Ls, B, Hs), `w_q` (Hs, H), `b_q` (Hs,);
+/// `d` (Lt, B, H), `h_enc` (B, Ls, Hs), `w_q` (Hs, H), `b_q` (Hs,);
 /// writes `q` (Lt, B, Hs), `alpha` (B, Lt, Ls), `ctx` (Lt, B, Hs).
 #[allow(clippy::too_many_arguments)]
 pub fn attention_forward(
@@ -49,7 +49,8 @@ pub fn attention_forward(
         hidden: h,
         enc_width: hs,
     } = sh;
-    let ld = bsz * hs; // row stride of one sequence's (time, feature) matrix
+    let ld = bsz * hs; // row stride of one sequence's rows of q and ctx, (Lt, B, Hs)
+    let enc = ls * hs; // one sequence's encoder outputs, (Ls, Hs) dense
     match weights {
         Weights::Learned => {
             // q = d W_qᵀ + b_q
@@ -64,8 +65,8 @@ pub fn attention_forward(
                     hs,
                     &q[b * hs..],
                     ld,
-                    &h_enc[b * hs..],
-                    ld,
+                    &h_enc[b * enc..],
+                    hs,
                     0.0,
                     a_b,
                     ls,
@@ -85,8 +86,8 @@ pub fn attention_forward(
             ls,
             a_b,
             ls,
-            &h_enc[b * hs..],
-            ld,
+            &h_enc[b * enc..],
+            hs,
             0.0,
             &mut ctx[b * hs..],
             ld,
@@ -95,7 +96,7 @@ pub fn attention_forward(
 }
 
 /// Backward pass of one head, given `dctx` (Lt, B, Hs), the gradient w.r.t. its raw context.
-/// Accumulates into `g_w_q` (Hs, H), `g_b_q` (Hs,), `dd` (Lt, B, H) and `dh_enc` (Ls, B, Hs).
+/// Accumulates into `g_w_q` (Hs, H), `g_b_q` (Hs,), `dd` (Lt, B, H) and `dh_enc` (B, Ls, Hs).
 /// Scratch: `dalpha` (Lt, Ls), `dq` (Lt, B, Hs).
 #[allow(clippy::too_many_arguments)]
 pub fn attention_backward(
@@ -121,7 +122,8 @@ pub fn attention_backward(
         hidden: h,
         enc_width: hs,
     } = sh;
-    let ld = bsz * hs;
+    let ld = bsz * hs; // q, dq, dctx: (Lt, B, Hs)
+    let enc = ls * hs; // h_enc, dh_enc: (B, Ls, Hs)
     for b in 0..bsz {
         let a_b = &alpha[b * lt * ls..(b + 1) * lt * ls];
         // ctx_b = α_b h_enc_b  ⇒  dh_enc_b += α_bᵀ dctx_b
@@ -134,8 +136,8 @@ pub fn attention_backward(
             &dctx[b * hs..],
             ld,
             1.0,
-            &mut dh_enc[b * hs..],
-            ld,
+            &mut dh_enc[b * enc..],
+            hs,
         );
         if !learned {
             continue;
@@ -147,8 +149,8 @@ pub fn attention_backward(
             hs,
             &dctx[b * hs..],
             ld,
-            &h_enc[b * hs..],
-            ld,
+            &h_enc[b * enc..],
+            hs,
             0.0,
             dalpha,
             ls,
@@ -167,8 +169,8 @@ pub fn attention_backward(
             ls,
             dalpha,
             ls,
-            &h_enc[b * hs..],
-            ld,
+            &h_enc[b * enc..],
+            hs,
             0.0,
             &mut dq[b * hs..],
             ld,
@@ -182,8 +184,8 @@ pub fn attention_backward(
             &q[b * hs..],
             ld,
             1.0,
-            &mut dh_enc[b * hs..],
-            ld,
+            &mut dh_enc[b * enc..],
+            hs,
         );
     }
     if learned {

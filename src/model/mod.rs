@@ -36,7 +36,7 @@ pub struct Workspace {
     pub enc: Vec<LstmCache>, // D caches, each over Ls steps
     pub dec: LstmCache,      // over Lt steps
     src_rev: Vec<u32>,       // (Ls, B) the source reversed, for the backward direction
-    pub h_enc: Vec<f32>,     // (Ls, B, Hs) encoder outputs, directions concatenated
+    pub h_enc: Vec<f32>,     // (B, Ls, Hs) encoder outputs, directions concatenated
     pub q: Vec<f32>,         // (K, Lt, B, Hs) queries
     pub alpha: Vec<f32>,     // (K, B, Lt, Ls) attention weights
     pub ctx: Vec<f32>,       // (K, Lt, B, Hs) raw contexts Σ_s α h_s
@@ -52,7 +52,7 @@ pub struct Workspace {
     dctx: Vec<f32>,          // (Lt, B, Hs)
     dalpha: Vec<f32>,        // (Lt, Ls)
     dq: Vec<f32>,            // (Lt, B, Hs)
-    dh_enc: Vec<f32>,        // (Ls, B, Hs)
+    dh_enc: Vec<f32>,        // (B, Ls, Hs)
     dh_dir: Vec<f32>,        // (Ls, B, H) one direction's share of dh_enc
     dh0: Vec<f32>,           // (B, H) gradient w.r.t. the decoder's initial h
     dc0: Vec<f32>,           // (B, H) gradient w.r.t. the decoder's initial c
@@ -181,12 +181,13 @@ impl Seq2Seq {
             cache.c[..bh].fill(0.0);
             let tokens = if dir == 0 { &batch.source } else { &ws.src_rev };
             lstm_forward(&enc_weights(p, dir, h), p.embedding, tokens, cache);
-            // h_enc[s, b, dir·H ..] = this direction's output at source position s
+            // h_enc[b, s, dir·H ..] = this direction's output at source position s: each
+            // sequence's outputs dense, for the products of one sequence in attention
             for s in 0..ls {
                 let step = if dir == 0 { s } else { ls - 1 - s };
                 let out = &cache.h[(step + 1) * bh..(step + 2) * bh];
                 for b in 0..bsz {
-                    let dst = (s * bsz + b) * hs + dir * h;
+                    let dst = (b * ls + s) * hs + dir * h;
                     ws.h_enc[dst..dst + h].copy_from_slice(&out[b * h..(b + 1) * h]);
                 }
             }
@@ -359,7 +360,7 @@ impl Seq2Seq {
             for s in 0..ls {
                 let step = if dir == 0 { s } else { ls - 1 - s };
                 for b in 0..bsz {
-                    let src = (s * bsz + b) * hs + dir * h;
+                    let src = (b * ls + s) * hs + dir * h;
                     let dst = (step * bsz + b) * h;
                     ws.dh_dir[dst..dst + h].copy_from_slice(&ws.dh_enc[src..src + h]);
                 }
