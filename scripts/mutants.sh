@@ -16,7 +16,7 @@ mutants=(
   "src/model/lstm.rs|*bh_ += x;|*bh_ += 0.0 * x;|drop the b_hh gradient"
   "src/model/lstm.rs|gemm_packed(b_sz, Mat::rows(dgates, g4), &s.w_hh, 0.0, MatMut::rows(&mut s.dh, h));|s.dh.fill(0.0);|drop the hidden-state recurrence"
   "src/model/attention.rs|*x = y * (*x - dot);|*x = y * *x;|drop the softmax normalisation term"
-  "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * hs..], ld);||drop the score path into h_enc"
+  "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * enc..], hs);||drop the score path into h_enc"
   "src/model/output.rs|dl[targets[r] as usize] -= inv_n;|dl[targets[r] as usize] += inv_n;|flip the one-hot term of the loss"
   "src/model/output.rs|matmul_nt(h, h, hs, g_m, hs, w_c_k, hs, 1.0, &mut g_w_comb[h..], 2 * h);||drop the context half of dW"
   "src/model/output.rs|*g += dbias[j] * head_sum(b_c, h, k, i) * inv_k;|*g += 0.0;|drop the fused bias's path into W_c'"
