@@ -113,33 +113,32 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
     cache.w_hh_t.pack(Mat::rows_t(w.w_hh, h));
     for t in 0..t_len {
         let gates = &mut cache.gates[t * b_sz * g4..(t + 1) * b_sz * g4];
-        for b in 0..b_sz {
-            let tok = tokens[t * b_sz + b] as usize;
-            gates[b * g4..(b + 1) * g4].copy_from_slice(&cache.table[tok * g4..(tok + 1) * g4]);
-        }
-        // gates += h[t] W_hhᵀ
+        // gates = h[t] W_hhᵀ, then + table[tok] as they are activated below
         let (h_prev, h_next) = cache.h.split_at_mut((t + 1) * bh);
         let h_prev = &h_prev[t * bh..];
         gemm_packed(
             b_sz,
             Mat::rows(h_prev, h),
             &cache.w_hh_t,
-            1.0,
+            0.0,
             MatMut::rows(gates, g4),
         );
         let (c_prev, c_next) = cache.c.split_at_mut((t + 1) * bh);
         let c_prev = &c_prev[t * bh..];
         let tanh_c = &mut cache.tanh_c[t * bh..(t + 1) * bh];
         for b in 0..b_sz {
+            let tok = tokens[t * b_sz + b] as usize;
+            let row = &cache.table[tok * g4..(tok + 1) * g4];
+            let (ti, tf, tg, to) = (&row[..h], &row[h..2 * h], &row[2 * h..3 * h], &row[3 * h..]);
             let gb = &mut gates[b * g4..(b + 1) * g4];
             let (gi, rest) = gb.split_at_mut(h);
             let (gf, rest) = rest.split_at_mut(h);
             let (gg, go) = rest.split_at_mut(h);
             for j in 0..h {
-                let i = math::sigmoid(gi[j]);
-                let f = math::sigmoid(gf[j]);
-                let g = math::tanh(gg[j]);
-                let o = math::sigmoid(go[j]);
+                let i = math::sigmoid(gi[j] + ti[j]);
+                let f = math::sigmoid(gf[j] + tf[j]);
+                let g = math::tanh(gg[j] + tg[j]);
+                let o = math::sigmoid(go[j] + to[j]);
                 gi[j] = i;
                 gf[j] = f;
                 gg[j] = g;
