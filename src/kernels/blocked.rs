@@ -316,10 +316,12 @@ pub fn gemm_with<K: MicroKernel>(
         let bp: &[f32] = match b {
             // One block of rows (a sequence's products, 41 rows at the paper size): the
             // packing is a large share of the call, and B's rows may be far apart (a
-            // sequence's rows of an (L, B, H) buffer, 128 KB in the paper-size step), so it
-            // goes row by row. Measured at α·h so laid out: +36% (median of 12 alternating
-            // rounds; panel by panel, 23.4 GFLOP/s). Not for every B: at dgates·W_hh (1024
-            // rows, depth 256) row by row measured 7% slower at best in two runs.
+            // sequence's rows of an (L, B, H) buffer, 128 KB in the paper-size step: dctx and
+            // q in the attention's backward pass), so it goes row by row. Measured at α·h
+            // when its h was so laid out (before the encoder outputs were kept (B, L, H)):
+            // +36% (median of 12 alternating rounds; panel by panel, 23.4 GFLOP/s). Not for
+            // every B: at dgates·W_hh (1024 rows, depth 256) row by row measured 7% slower at
+            // best in two runs.
             BSource::Strided(b) if m <= MC => {
                 pack_b_by_rows(kc, nc, nr, b, pc, jc, bp);
                 bp

@@ -169,9 +169,10 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
     if m == 0 || n == 0 {
         return;
     }
-    // Every pair of A's rows reads all of B's rows again. Rows far apart (one sequence's rows
-    // of an (L, B, H) buffer, 128 KB in the paper-size step) share cache sets and would come
-    // from L3 every time: they are copied next to each other first, if the scratch holds them.
+    // Every pair of A's rows reads all of B's rows again. Rows far apart (a sequence's rows of
+    // an (L, B, H) buffer, 128 KB at the paper size; the model's scores no longer have such a
+    // B since the encoder outputs are kept (B, L, H)) share cache sets and would come from L3
+    // every time: they are copied next to each other first, if the scratch holds them.
     let (b, c) = if b.cs == k {
         (b, c)
     } else {
