@@ -236,7 +236,7 @@ fn gemm_from(m: usize, n: usize, k: usize, a: Mat, b: BSource, beta: f32, c: Mat
 }
 
 /// Runs `f` with this thread's packing buffers.
-pub fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
+fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
     PACKS.with(|cell| {
         let mut packs = cell.borrow_mut();
         let (ap, bp) = &mut *packs;

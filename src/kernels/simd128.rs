@@ -169,37 +169,6 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
     if m == 0 || n == 0 {
         return;
     }
-    // Every pair of A's rows reads all of B's rows again. Rows far apart (a sequence's rows of
-    // an (L, B, H) buffer, 128 KB at the paper size; the model's scores no longer have such a
-    // B since the encoder outputs are kept (B, L, H)) share cache sets and would come from L3
-    // every time: they are copied next to each other first, if the scratch holds them.
-    let (b, c) = if b.cs == k {
-        (b, c)
-    } else {
-        assert!(
-            b.data.len() >= (n - 1) * b.cs + k,
-            "gemm_dot: operand shorter than its shape"
-        );
-        let left = super::blocked::with_packs(move |_, scratch| {
-            let Some(dense) = scratch.get_mut(..n * k) else {
-                return Some(c);
-            };
-            for (q, row) in dense.chunks_exact_mut(k).enumerate() {
-                row.copy_from_slice(&b.data[q * b.cs..][..k]);
-            }
-            dot_rows(m, n, k, a, Mat::rows_t(dense, k), beta, c);
-            None
-        });
-        match left {
-            Some(c) => (b, c),
-            None => return,
-        }
-    };
-    dot_rows(m, n, k, a, b, beta, c);
-}
-
-/// The tiles of [`gemm_dot`] (m, n > 0).
-fn dot_rows(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
     let (a, lda, b, ldb, c, ldc) = (a.data, a.rs, b.data, b.cs, c.data, c.rs);
     assert!(
         a.len() >= (m - 1) * lda + k && b.len() >= (n - 1) * ldb + k,
