@@ -79,6 +79,23 @@ for (const size of /** @type {const} */ (['small', 'paper'])) {
   row(`${label}: training steps / s`, ms.map(fmtRate));
   const bestMs = /** @type {number} */ (ms[1 + VARIANTS.indexOf(best)]);
   row(`${label}: the relaxed-SIMD step is N× faster than this`, ms.map((m, i) => (m == null || i === 1 + VARIANTS.indexOf(best) ? null : `${(m / bestMs).toFixed(2)}×`)));
+  const gflop = native.stepGflop?.[size === 'small' ? 'small-easy' : 'easy'];
+  if (gflop) {
+    /** @param {number | null | undefined} m */
+    const rate = (m) => (m == null ? null : `${((gflop / m) * 1000).toFixed(1)} GFLOP/s`);
+    row(`${label}: the step's products, ${gflop.toFixed(gflop < 1 ? 3 : 2)} GFLOP: the step's rate; (wasm) their time at the build's multiply-add peak, ms, and the step ÷ that time`, [
+      rate(ms[0]),
+      ...VARIANTS.map((v, i) => {
+        const r = w(v);
+        const m = ms[1 + i];
+        if (!r || m == null) return null;
+        const atPeak = (gflop / r.peak) * 1000;
+        return `${rate(m)}; ${fmtMs(atPeak)} ms, ${(m / atPeak).toFixed(2)}×`;
+      }),
+      null,
+      null,
+    ]);
+  }
   const alt = alternating.find((a) => a.preset === (size === 'small' ? 'small-easy' : 'easy'));
   if (alt) {
     row(`${label}: native and relaxed-SIMD steps in ${alt.perRound.length} alternating rounds, median ms; the relaxed-SIMD step ÷ the native one (median; each round)`, [

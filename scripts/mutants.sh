@@ -15,6 +15,8 @@ mutants=(
   "src/model/lstm.rs|let dc = s.dc[k] + dh * o|let dc = dh * o|drop dc from the next step"
   "src/model/lstm.rs|*bh_ += x;|*bh_ += 0.0 * x;|drop the b_hh gradient"
   "src/model/lstm.rs|gemm_packed(b_sz, Mat::rows(dgates, g4), &s.w_hh, 0.0, MatMut::rows(&mut s.dh, h));|s.dh.fill(0.0);|drop the hidden-state recurrence"
+  "src/model/lstm.rs|let first = if cache.start == Start::Zero { b_sz } else { 0 };|let first = b_sz;|drop dW_hh's first step of the decoder too"
+  "src/model/lstm.rs|if t == 0 && cache.start == Start::Zero {|if t == 0 {|drop the decoder's initial h from the recurrence's gradient"
   "src/model/attention.rs|*x = y * (*x - dot);|*x = y * *x;|drop the softmax normalisation term"
   "src/model/attention.rs|matmul_tn(ls, hs, lt, dalpha, ls, &q[b * hs..], ld, 1.0, &mut dh_enc[b * enc..], hs);||drop the score path into h_enc"
   "src/model/output.rs|dl[targets[r] as usize] -= inv_n;|dl[targets[r] as usize] += inv_n;|flip the one-hot term of the loss"

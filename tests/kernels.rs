@@ -26,3 +26,30 @@ fn gemm_matches_the_references_on_odd_sizes() {
     let big = [(67, 1029, 261), (130, 17, 515)];
     check_gemm(&mut rng, &big, &[(false, false, 0.0)], &ORACLES, "native");
 }
+
+#[test]
+fn the_flop_counter_counts_two_per_multiply_add() {
+    use attention_playground::kernels::{flops, gemm, gemm_packed, Mat, MatMut, PackedB};
+    let (m, n, k) = (5, 7, 3);
+    let (a, b) = (vec![1.0; m * k], vec![1.0; k * n]);
+    let mut c = vec![0.0; m * n];
+    let before = flops();
+    gemm(
+        m,
+        n,
+        k,
+        Mat::rows(&a, k),
+        Mat::rows(&b, n),
+        0.0,
+        MatMut::rows(&mut c, n),
+    );
+    assert_eq!(flops() - before, 2 * 5 * 7 * 3);
+    let mut packed = PackedB::new(k, n);
+    packed.pack(Mat::rows(&b, n));
+    gemm_packed(m, Mat::rows(&a, k), &packed, 1.0, MatMut::rows(&mut c, n));
+    assert_eq!(flops() - before, 4 * 5 * 7 * 3);
+    assert!(
+        c.iter().all(|&x| x == 6.0),
+        "two products of depth 3: {c:?}"
+    );
+}

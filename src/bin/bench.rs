@@ -7,7 +7,7 @@
 //! of `scripts/bench-interleaved.js`, which alternate it with the wasm step).
 
 use attention_playground::config::Config;
-use attention_playground::kernels::{blocked, ndarray_gemm, scalar, Mat, MatMut};
+use attention_playground::kernels::{blocked, flops, ndarray_gemm, scalar, Mat, MatMut};
 
 /// A gemm with the kernel API's signature.
 type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
@@ -74,16 +74,21 @@ const SHAPES: [Shape; 6] = [
     ),
 ];
 
-/// Median ms per training step of `preset` (evaluation excluded) over `reps` steps, after one.
-fn step_ms(preset: &str, reps: usize) -> f64 {
+/// Median ms per training step of `preset` (evaluation excluded) over `reps` steps, after
+/// one; and the GFLOP of the products of one step.
+fn step_ms(preset: &str, reps: usize) -> (f64, f64) {
     let c = Config {
         eval_every: 100_000,
         ..Config::preset(preset).unwrap_or_else(|| panic!("no preset {preset}"))
     };
     let mut t = Trainer::new(c).unwrap();
-    time(reps, || {
+    let before = flops();
+    t.step().unwrap();
+    let gflop = (flops() - before) as f64 / 1e9;
+    let ms = time(reps, || {
         t.step().unwrap();
-    }) * 1e3
+    }) * 1e3;
+    (ms, gflop)
 }
 
 fn main() {
@@ -94,7 +99,7 @@ fn main() {
             .get(i + 2)
             .and_then(|n| n.parse().ok())
             .expect("--steps PRESET N");
-        println!("{}", step_ms(preset, reps));
+        println!("{}", step_ms(preset, reps).0);
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
@@ -157,9 +162,13 @@ fn main() {
         .collect();
     if json {
         // One line for scripts/bench.js.
-        let steps: Vec<String> = steps
+        let step_ms: Vec<String> = steps
             .iter()
-            .map(|(name, ms)| format!("\"{name}\": {ms}"))
+            .map(|(name, (ms, _))| format!("\"{name}\": {ms}"))
+            .collect();
+        let step_gflop: Vec<String> = steps
+            .iter()
+            .map(|(name, (_, g))| format!("\"{name}\": {g}"))
             .collect();
         let gemm: Vec<String> = kernels
             .iter()
@@ -170,9 +179,10 @@ fn main() {
             .map(|(kc, g)| format!("\"{kc}\": {g}"))
             .collect();
         println!(
-            "{{\"arch\": \"{}\", \"stepMs\": {{{}}}, \"gflops\": {{{}}}, \"tile\": {{{}}}}}",
+            "{{\"arch\": \"{}\", \"stepMs\": {{{}}}, \"stepGflop\": {{{}}}, \"gflops\": {{{}}}, \"tile\": {{{}}}}}",
             std::env::consts::ARCH,
-            steps.join(", "),
+            step_ms.join(", "),
+            step_gflop.join(", "),
             gemm.join(", "),
             tile.join(", ")
         );
@@ -185,17 +195,21 @@ fn main() {
     println!();
     println!("## training step (median of timed steps; evaluation excluded)");
     println!();
-    println!("| config | H | L | batch | ms / step | steps / s |");
-    println!("|---|---:|---:|---:|---:|---:|");
-    for (name, ms) in &steps {
+    println!(
+        "| config | H | L | batch | ms / step | steps / s | GFLOP of its products | GFLOP/s |"
+    );
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, (ms, gflop)) in &steps {
         let c = Config::preset(name).unwrap();
         println!(
-            "| {name} | {} | {} | {} | {:.2} | {:.1} |",
+            "| {name} | {} | {} | {} | {:.2} | {:.1} | {:.3} | {:.1} |",
             c.hidden,
             c.length,
             c.batch,
             ms,
-            1e3 / ms
+            1e3 / ms,
+            gflop,
+            gflop / ms * 1e3
         );
     }
     println!();

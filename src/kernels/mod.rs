@@ -10,8 +10,27 @@ pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
 
-pub use blocked::{gemm_packed, PackedB};
+pub use blocked::PackedB;
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
+use std::cell::Cell;
+
+thread_local! {
+    /// Floating-point operations (two per multiply-add) of the products this thread has
+    /// asked of [`gemm`] and [`gemm_packed`]: what a training step needs of the kernels.
+    static FLOPS: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The floating-point operations of every product this thread has run so far: the
+/// difference across a training step is the arithmetic its products need, which at a
+/// build's multiply-add peak sets the least time the step can take.
+pub fn flops() -> u64 {
+    FLOPS.with(Cell::get)
+}
+
+/// Counts the `2·m·n·k` operations of one product into [`flops`].
+fn count_flops(m: usize, n: usize, k: usize) {
+    FLOPS.with(|f| f.set(f.get() + 2 * (m * n * k) as u64));
+}
 
 /// A read-only strided matrix: element (i, j) is `data[i * rs + j * cs]`.
 #[derive(Clone, Copy)]
@@ -81,6 +100,7 @@ impl<'a> MatMut<'a> {
 /// C (m×n) = A (m×k) · B (k×n) + beta · C. With `beta == 0` the old C is ignored (NaN-safe).
 /// Allocates nothing (its packing buffers are per thread, made on first use).
 pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    count_flops(m, n, k);
     // Small `A·Bᵀ` products whose operands both run along the depth: dot products, unpacked.
     #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
     if a.cs == 1 && b.rs == 1 && c.cs == 1 && simd128::dot_pays(m, n) {
@@ -88,6 +108,12 @@ pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) 
         return;
     }
     blocked::gemm(m, n, k, a, b, beta, c);
+}
+
+/// [`gemm`] with B already packed: C (m×n) = A (m×k) · B + beta·C.
+pub fn gemm_packed(m: usize, a: Mat, b: &PackedB, beta: f32, c: MatMut) {
+    count_flops(m, b.n, b.k);
+    blocked::gemm_packed(m, a, b, beta, c);
 }
 
 /// ndarray's `general_mat_mul` on the same strided operands: a second, independent oracle

@@ -22,9 +22,23 @@ pub struct LstmGrads<'a> {
     pub b_hh: &'a mut [f32], // (4H,)
 }
 
+/// The state a pass starts from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Start {
+    /// `h = c = 0`, a constant (an encoder direction): the first step has no `h W_hhᵀ` to
+    /// compute, and the backward pass no gradient to send to the initial state, nor terms
+    /// `dgates[0]ᵀ h[0]` to add to dW_hh.
+    Zero,
+    /// The state in `cache.h[0]`, `cache.c[0]` (the decoder's, from the encoder), whose
+    /// gradient the backward pass leaves in `LstmScratch::dh`, `dc`.
+    Given,
+}
+
 /// What a forward pass keeps for its backward pass. `T` steps, batch `B`, width `H`.
 #[derive(Clone, Debug)]
 pub struct LstmCache {
+    /// The state the last forward pass started from.
+    pub start: Start,
     pub steps: usize,
     pub batch: usize,
     pub hidden: usize,
@@ -42,6 +56,7 @@ impl LstmCache {
     pub fn new(steps: usize, batch: usize, hidden: usize, n_tok: usize) -> LstmCache {
         let bh = batch * hidden;
         LstmCache {
+            start: Start::Given,
             steps,
             batch,
             hidden,
@@ -76,9 +91,10 @@ impl LstmCache {
 pub struct LstmScratch {
     pub dgates: Vec<f32>, // (T, B, 4H) gradient w.r.t. the gate pre-activations
     pub dtable: Vec<f32>, // (NT, 4H)
-    /// (B, H): on return from [`lstm_backward`], the gradient w.r.t. the initial `h`.
+    /// (B, H): on return from [`lstm_backward`] of a pass from [`Start::Given`], the
+    /// gradient w.r.t. the initial `h` (after [`Start::Zero`], not meaningful).
     pub dh: Vec<f32>,
-    /// (B, H): on return, the gradient w.r.t. the initial `c`.
+    /// (B, H): on return, the gradient w.r.t. the initial `c` (likewise).
     pub dc: Vec<f32>,
     /// W_hh (4H, H) packed once per pass for the T products `dgates[t] W_hh`.
     pub w_hh: PackedB,
@@ -96,13 +112,24 @@ impl LstmScratch {
     }
 }
 
-/// Runs the LSTM over `tokens` (T, B) from the initial state already in `cache.h[0]`,
-/// `cache.c[0]`, reading embeddings from `emb` (NT, H).
-pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut LstmCache) {
+/// Runs the LSTM over `tokens` (T, B) from `start` (for [`Start::Given`], the state already
+/// in `cache.h[0]`, `cache.c[0]`), reading embeddings from `emb` (NT, H).
+pub fn lstm_forward(
+    w: &LstmWeights,
+    emb: &[f32],
+    tokens: &[u32],
+    start: Start,
+    cache: &mut LstmCache,
+) {
     let (t_len, b_sz, h, nt) = (cache.steps, cache.batch, cache.hidden, cache.n_tok);
     let g4 = 4 * h;
     let bh = b_sz * h;
     debug_assert_eq!(tokens.len(), t_len * b_sz);
+    cache.start = start;
+    if start == Start::Zero {
+        cache.h[..bh].fill(0.0);
+        cache.c[..bh].fill(0.0);
+    }
     // table = E W_ihᵀ + b_ih + b_hh
     matmul_nt(nt, g4, h, emb, h, w.w_ih, h, 0.0, &mut cache.table, g4);
     for row in cache.table.chunks_exact_mut(g4) {
@@ -116,13 +143,17 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
         // gates = h[t] W_hhᵀ, then + table[tok] as they are activated below
         let (h_prev, h_next) = cache.h.split_at_mut((t + 1) * bh);
         let h_prev = &h_prev[t * bh..];
-        gemm_packed(
-            b_sz,
-            Mat::rows(h_prev, h),
-            &cache.w_hh_t,
-            0.0,
-            MatMut::rows(gates, g4),
-        );
+        if t == 0 && start == Start::Zero {
+            gates.fill(0.0);
+        } else {
+            gemm_packed(
+                b_sz,
+                Mat::rows(h_prev, h),
+                &cache.w_hh_t,
+                0.0,
+                MatMut::rows(gates, g4),
+            );
+        }
         let (c_prev, c_next) = cache.c.split_at_mut((t + 1) * bh);
         let c_prev = &c_prev[t * bh..];
         let tanh_c = &mut cache.tanh_c[t * bh..(t + 1) * bh];
@@ -155,8 +186,8 @@ pub fn lstm_forward(w: &LstmWeights, emb: &[f32], tokens: &[u32], cache: &mut Ls
 
 /// Backpropagation through time. `dh_out` (T, B, H) is the loss gradient w.r.t. each output
 /// `h[t+1]`; `final_grad` the gradient w.r.t. the final `(h, c)` (B, H each), if it is used.
-/// Accumulates into `g` and `d_emb` (NT, H); leaves the initial-state gradients in
-/// `s.dh`, `s.dc`.
+/// Accumulates into `g` and `d_emb` (NT, H); after a pass from [`Start::Given`], leaves the
+/// initial-state gradients in `s.dh`, `s.dc`.
 #[allow(clippy::too_many_arguments)]
 pub fn lstm_backward(
     w: &LstmWeights,
@@ -212,7 +243,10 @@ pub fn lstm_backward(
                 db[3 * h + j] = d_o * o * (1.0 - o);
             }
         }
-        // gates_pre += h[t] W_hhᵀ  ⇒  dh[t] = dgates W_hh
+        // gates_pre += h[t] W_hhᵀ  ⇒  dh[t] = dgates W_hh; a zero start is a constant
+        if t == 0 && cache.start == Start::Zero {
+            break;
+        }
         gemm_packed(
             b_sz,
             Mat::rows(dgates, g4),
@@ -222,14 +256,15 @@ pub fn lstm_backward(
         );
     }
     let rows = t_len * b_sz;
-    // dW_hh += Σ_t dgates[t]ᵀ h[t]
+    // dW_hh += Σ_t dgates[t]ᵀ h[t], from t = 1 when h[0] is zero
+    let first = if cache.start == Start::Zero { b_sz } else { 0 };
     matmul_tn(
         g4,
         h,
-        rows,
-        &s.dgates[..rows * g4],
+        rows - first,
+        &s.dgates[first * g4..rows * g4],
         g4,
-        &cache.h[..rows * h],
+        &cache.h[first * h..rows * h],
         h,
         1.0,
         g.w_hh,

@@ -11,7 +11,7 @@ pub mod params;
 
 use crate::tasks::Batch;
 use attention::{attention_backward, attention_forward, AttnShape, Weights};
-use lstm::{lstm_backward, lstm_forward, LstmCache, LstmGrads, LstmScratch, LstmWeights};
+use lstm::{lstm_backward, lstm_forward, LstmCache, LstmGrads, LstmScratch, LstmWeights, Start};
 use output::{
     context_backward, fuse_context, fused_bias_backward, output_backward, output_forward, OutShape,
 };
@@ -177,10 +177,9 @@ impl Seq2Seq {
         }
         for dir in 0..dirs {
             let cache = &mut ws.enc[dir];
-            cache.h[..bh].fill(0.0);
-            cache.c[..bh].fill(0.0);
             let tokens = if dir == 0 { &batch.source } else { &ws.src_rev };
-            lstm_forward(&enc_weights(p, dir, h), p.embedding, tokens, cache);
+            let w = enc_weights(p, dir, h);
+            lstm_forward(&w, p.embedding, tokens, Start::Zero, cache);
             // h_enc[b, s, dir·H ..] = this direction's output at source position s: each
             // sequence's outputs dense, for the products of one sequence in attention
             for s in 0..ls {
@@ -209,7 +208,13 @@ impl Seq2Seq {
             b_ih: p.dec_b_ih,
             b_hh: p.dec_b_hh,
         };
-        lstm_forward(&dec_w, p.embedding, &batch.target_in, &mut ws.dec);
+        lstm_forward(
+            &dec_w,
+            p.embedding,
+            &batch.target_in,
+            Start::Given,
+            &mut ws.dec,
+        );
         let d = &ws.dec.h[bh..]; // (Lt, B, H)
                                  // Attention heads, each giving its raw context ctx_k.
         let sh = self.attn_shape(ws);
