@@ -3,16 +3,18 @@
 // and gemm, each wasm build bare (peak, gemm, micro-kernel, step), the native and relaxed-SIMD
 // steps in alternating rounds, each wasm build in the page (steps/s in its worker, frame
 // rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in the
-// same Debian Chromium; every ratio is between figures of this run. scripts/bench builds
+// same Debian Chromium, and the same model in PyTorch on one CPU thread (bench/torch_step.py,
+// in the virtualenv scripts/bench installs); every ratio is between figures of this run. scripts/bench builds
 // first and runs this. Usage: node scripts/bench.js [--no-paper]  (about 25 min; 4 without
 // the paper size)
 import { execFileSync } from 'node:child_process';
+import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startServer, launch } from '../tests/e2e/harness.js';
 import { benchWasm } from './bench-wasm.js';
 import { benchPage } from './bench-page.js';
 import { benchTfjs } from './bench-tfjs.js';
-import { benchInterleaved } from './bench-interleaved.js';
+import { benchInterleaved, torchSteps } from './bench-interleaved.js';
 
 const paper = !process.argv.includes('--no-paper');
 const VARIANTS = ['scalar', 'simd128', 'relaxed-simd'];
@@ -21,6 +23,25 @@ console.error('native Rust …');
 const native = JSON.parse(
   execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'bench', '--', '--json', ...(paper ? [] : ['--quick'])], { encoding: 'utf8' }).trim(),
 );
+const PYTHON = 'target/torch-venv/bin/python';
+const python = existsSync(PYTHON) ? PYTHON : undefined;
+/** @type {string[]} */
+const torchFailures = [];
+/** @type {Record<string, ReturnType<typeof torchSteps>>} */
+const torch = {};
+if (python) {
+  console.error('PyTorch …');
+  for (const [size, steps] of /** @type {const} */ ([['small', 30], ['paper', 7]])) {
+    if (size === 'paper' && !paper) continue;
+    const r = torchSteps(python, size, steps);
+    const l = r.losses;
+    const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
+    if (!(mean(l.slice(-3)) < mean(l.slice(0, 3)))) torchFailures.push(`PyTorch ${size}: the loss does not fall (${l.map((x) => x.toFixed(4)).join(', ')})`);
+    torch[size] = r;
+  }
+} else {
+  console.error(`no ${PYTHON} (scripts/bench installs it): the PyTorch column stays empty`);
+}
 const server = await startServer();
 const { browser, context } = await launch();
 let out;
@@ -30,7 +51,7 @@ try {
   console.error('native and relaxed-SIMD steps, alternating …');
   const alternating = [];
   for (const preset of paper ? ['small-easy', 'easy'] : ['small-easy']) {
-    alternating.push(await benchInterleaved(context, server.url, { preset, rounds: 7 }));
+    alternating.push(await benchInterleaved(context, server.url, { preset, rounds: 7, python }));
   }
   console.error('the page …');
   const page = await benchPage(context, server.url, { paper });
@@ -54,11 +75,12 @@ const fmtMs = (ms) => (ms == null ? '–' : ms >= 100 ? ms.toFixed(0) : ms.toFix
 /** @param {number | null | undefined} ms */
 const fmtRate = (ms) => (ms == null ? '–' : (1000 / ms).toFixed(ms >= 1000 ? 3 : 1));
 
-const columns = ['native Rust', 'wasm scalar', 'wasm simd128', 'wasm relaxed-SIMD', 'TF.js wasm (SIMD)', 'TF.js cpu'];
+const columns = ['native Rust', 'wasm scalar', 'wasm simd128', 'wasm relaxed-SIMD', 'TF.js wasm (SIMD)', 'TF.js cpu', 'PyTorch (CPU, 1 thread)'];
 /** @type {string[][]} */
 const rows = [];
-/** @param {string} what @param {(string | number | null | undefined)[]} cells */
-const row = (what, cells) => rows.push([what, ...cells.map((c) => (c == null ? '–' : String(c)))]);
+/** A row of the table; cells left off at the end are empty.
+ * @param {string} what @param {(string | number | null | undefined)[]} cells */
+const row = (what, cells) => rows.push([what, ...columns.map((_, i) => (cells[i] == null ? '–' : String(cells[i])))]);
 
 /** Per size: bare step ms of every column, in column order. @param {'small' | 'paper'} size */
 function stepMs(size) {
@@ -68,6 +90,7 @@ function stepMs(size) {
     ...VARIANTS.map((v) => w(v)?.[key]),
     tf('wasm', size)?.msPerStep,
     tf('cpu', size)?.msPerStep,
+    torch[size]?.msPerStep,
   ];
 }
 const best = 'relaxed-simd';
@@ -98,13 +121,15 @@ for (const size of /** @type {const} */ (['small', 'paper'])) {
   }
   const alt = alternating.find((a) => a.preset === (size === 'small' ? 'small-easy' : 'easy'));
   if (alt) {
-    row(`${label}: native and relaxed-SIMD steps in ${alt.perRound.length} alternating rounds, median ms; the relaxed-SIMD step ÷ the native one (median; each round)`, [
+    const torchCell = alt.torch && alt.torchRatio ? `${fmtMs(alt.torch)}; ${alt.torchRatio.toFixed(2)}× (${alt.perRound.map((r) => r.torchRatio?.toFixed(2)).join(', ')})` : null;
+    row(`${label}: native, relaxed-SIMD and PyTorch steps in ${alt.perRound.length} alternating rounds, median ms; the relaxed-SIMD step ÷ the native one, and ÷ PyTorch's (median; each round)`, [
       fmtMs(alt.native),
       null,
       null,
       `${fmtMs(alt.wasm)}; ${alt.ratio.toFixed(2)}× (${alt.perRound.map((r) => r.ratio.toFixed(2)).join(', ')})`,
       null,
       null,
+      torchCell,
     ]);
   }
   const pr = VARIANTS.map((v) => pageRun(size, v, '1'));
@@ -156,9 +181,14 @@ console.log(`| | ${columns.join(' | ')} |`);
 console.log(`|---|${columns.map(() => '---:').join('|')}|`);
 for (const r of rows) console.log(`| ${r.join(' | ')} |`);
 console.log();
-console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. Alternating rounds: each round times a few native steps in one process (`bench --steps`), then as many relaxed-SIMD steps in one Chromium page (scripts/bench-interleaved.js). GFLOP/s: the products of one sequence (scores, α·h) read its encoder outputs dense, as the step keeps them (B, L, H), and its queries and contexts in the step\'s (L, B, H) buffers, rows 128 row widths apart; (wasm) the best of three passes over all shapes, 3 timings of each shape per pass, the passes seconds apart (native: median of 7 timings); the micro-kernel alone is one call on packed panels of that depth, repeated; the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build), measured the same way.');
+console.log('Training step: median time of a step without evaluation (native and wasm: median of timings of several steps; TF.js and PyTorch: median of timed steps after 2 warm-up steps). The page: steps counted on the page while it trains at full speed, evaluation every 10 steps included; at the paper size the relaxed-SIMD build with one and with two workers runs three alternating rounds of 20 s, pooled. Alternating rounds: each round times a few native steps in one process (`bench --steps`), then as many relaxed-SIMD steps in one Chromium page (scripts/bench-interleaved.js), then as many PyTorch steps in one process, after its 2 warm-up steps. GFLOP/s: the products of one sequence (scores, α·h) read its encoder outputs dense, as the step keeps them (B, L, H), and its queries and contexts in the step\'s (L, B, H) buffers, rows 128 row widths apart; (wasm) the best of three passes over all shapes, 3 timings of each shape per pass, the passes seconds apart (native: median of 7 timings); the micro-kernel alone is one call on packed panels of that depth, repeated; the peak is 12 independent multiply-add chains (fused in the relaxed-SIMD build), measured the same way.');
 for (const n of tfjs.notes) console.log(n);
-if (tfjs.failures.length) {
-  console.error(`\nFAILED:\n${tfjs.failures.join('\n')}`);
+for (const [size, r] of Object.entries(torch)) {
+  const l = r.losses;
+  console.log(`PyTorch ${r.torch} (${r.threads} thread), ${size}: the same model in its own modules (nn.LSTM, whose input-weight product runs for every token), loss of the ${l.length}-step run ${l[0].toFixed(4)} → ${l[l.length - 1].toFixed(4)}.`);
+}
+const failures = [...tfjs.failures, ...torchFailures];
+if (failures.length) {
+  console.error(`\nFAILED:\n${failures.join('\n')}`);
   process.exit(1);
 }

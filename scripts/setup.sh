@@ -49,6 +49,21 @@ ensure_node_modules() {
   fi
 }
 
+# The PyTorch reference of the benchmark, in its own virtualenv (target/torch-venv, about
+# 5 GB: PyPI's Linux wheel brings the CUDA libraries; a minute or two to install, once).
+ensure_torch() {
+  local venv=target/torch-venv stamp=target/torch-venv/.requirements-sha
+  local want
+  want=$(sha256sum bench/torch-requirements.txt | cut -d' ' -f1)
+  if [ "$(cat "$stamp" 2>/dev/null)" != "$want" ]; then
+    echo "== installing PyTorch for the benchmark's reference (bench/torch-requirements.txt)"
+    rm -rf "$venv"
+    python3 -m venv "$venv"
+    "$venv/bin/pip" install -q --disable-pip-version-check -r bench/torch-requirements.txt
+    echo "$want" >"$stamp"
+  fi
+}
+
 # RUSTFLAGS of each wasm kernel build.
 flags_of() {
   case "$1" in
