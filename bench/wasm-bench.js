@@ -1,36 +1,54 @@
 // @ts-check
-// The benchmark page: in a worker-free page, loads each wasm build in turn and measures its
-// gemm (GFLOP/s at the paper-size step's shapes), its micro-kernel alone and its training
-// step (ms) on the small preset and, with ?paper=1, at the paper size. Results go to
-// window.__bench as JSON.
+// The benchmark page: in a worker-free page, loads every wasm build and measures, in passes
+// that go round the builds, each one's multiply-add peak, its gemm (GFLOP/s at the
+// paper-size step's shapes), its micro-kernel alone and its training step (ms) on the small
+// preset and, with ?paper=1, at the paper size. Results go to window.__bench as JSON.
 
 import { shapes, shapeName, benchShape } from './shapes.js';
 
 const params = new URLSearchParams(location.search);
 const variants = (params.get('variants') ?? 'scalar,simd128,relaxed-simd').split(',');
 /** @type {any[]} */
-const results = [];
+const modules = [];
 for (const v of variants) {
   const m = await import(`../pkg/${v}/attention_playground.js`);
   await m.default();
-  // Kernel figures: the best of three passes of 3 timings each, the passes some seconds
-  // apart, so that one busy second of this shared machine does not set a shape's figure.
-  /** @type {Record<string, number>} */
-  const gflops = {};
-  /** @type {Record<string, number>} the micro-kernel alone, by depth */
-  const tile = {};
-  let peak = 0;
-  /** @param {Record<string, number>} into @param {string} key @param {number} v */
-  const keep = (into, key, v) => { into[key] = Math.max(into[key] ?? 0, v); };
-  for (let pass = 0; pass < 3; pass++) {
-    peak = Math.max(peak, m.benchPeak(3));
-    for (const s of shapes) keep(gflops, shapeName(s), benchShape(m, s, 3));
-    for (const kc of [256, 41]) keep(tile, String(kc), m.benchTile(kc, 3));
-  }
-  const small = m.benchStep(m.preset('small-easy'), 7);
-  const paper = params.get('paper') === '1' ? m.benchStep(m.preset('easy'), 5) : null;
-  results.push({ variant: m.kernelVariant(), peak, gflops, tile, smallMs: small, paperMs: paper });
-  /** @type {HTMLElement} */ (document.getElementById('out')).textContent = JSON.stringify(results, null, 1);
+  modules.push(m);
 }
+/** @param {string} text */
+const progress = (text) => { /** @type {HTMLElement} */ (document.getElementById('out')).textContent = text; };
+/** @param {number[]} xs */
+const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
+// Every figure is taken in passes that go round the builds in turn, so that a busy minute of
+// this shared machine falls on every build alike, and a build's kernel and its peak on the
+// same minutes. Kernel figures: the best of three passes of 3 timings each.
+const kernels = modules.map(() => ({ peak: 0, /** @type {Record<string, number>} */ gflops: {}, /** @type {Record<string, number>} the micro-kernel alone, by depth */ tile: {} }));
+/** @param {Record<string, number>} into @param {string} key @param {number} v */
+const keep = (into, key, v) => { into[key] = Math.max(into[key] ?? 0, v); };
+for (let pass = 0; pass < 3; pass++) {
+  modules.forEach((m, i) => {
+    const k = kernels[i];
+    k.peak = Math.max(k.peak, m.benchPeak(3));
+    for (const s of shapes) keep(k.gflops, shapeName(s), benchShape(m, s, 3));
+    for (const kc of [256, 41]) keep(k.tile, String(kc), m.benchTile(kc, 3));
+  });
+  progress(`kernels: pass ${pass + 1} of 3`);
+}
+// Training steps: the median of rounds, each round every build's median of a few steps (a
+// fresh trainer and one untimed step each: see `benchStep`).
+/** @param {string} preset @param {number} rounds @param {number} reps */
+const steps = (preset, rounds, reps) => {
+  /** @type {number[][]} */
+  const perBuild = modules.map(() => []);
+  for (let r = 0; r < rounds; r++) {
+    modules.forEach((m, i) => perBuild[i].push(m.benchStep(m.preset(preset), reps)));
+    progress(`${preset}: round ${r + 1} of ${rounds}`);
+  }
+  return perBuild.map(median);
+};
+const small = steps('small-easy', 3, 5);
+const paper = params.get('paper') === '1' ? steps('easy', 3, 2) : null;
+const results = modules.map((m, i) => ({ variant: m.kernelVariant(), ...kernels[i], smallMs: small[i], paperMs: paper ? paper[i] : null }));
+progress(JSON.stringify(results, null, 1));
 /** @type {any} */ (window).__bench = results;
 export {};
