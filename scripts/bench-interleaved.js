@@ -48,15 +48,15 @@ export async function benchInterleaved(context, url, { preset, rounds, steps = p
       const torch = python && size ? torchSteps(python, size, steps).msPerStep : null;
       perRound.push({ native: n, wasm, ratio: wasm / n, torch, torchRatio: torch ? wasm / torch : null });
     }
-    const torchRounds = perRound.flatMap((r) => (r.torch && r.torchRatio ? [{ torch: r.torch, ratio: r.torchRatio }] : []));
+    const torchRounds = perRound.filter((r) => r.torch != null);
     return {
       preset,
       perRound,
       native: median(perRound.map((r) => r.native)),
       wasm: median(perRound.map((r) => r.wasm)),
       ratio: median(perRound.map((r) => r.ratio)),
-      torch: torchRounds.length ? median(torchRounds.map((r) => r.torch)) : null,
-      torchRatio: torchRounds.length ? median(torchRounds.map((r) => r.ratio)) : null,
+      torch: torchRounds.length ? median(torchRounds.map((r) => /** @type {number} */ (r.torch))) : null,
+      torchRatio: torchRounds.length ? median(torchRounds.map((r) => /** @type {number} */ (r.torchRatio))) : null,
     };
   } finally {
     await page.close();

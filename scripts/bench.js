@@ -4,9 +4,9 @@
 // steps in alternating rounds, each wasm build in the page (steps/s in its worker, frame
 // rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in the
 // same Debian Chromium, and the same model in PyTorch on one CPU thread (bench/torch_step.py,
-// in the virtualenv scripts/bench installs); every ratio is between figures of this run. scripts/bench builds
-// first and runs this. Usage: node scripts/bench.js [--no-paper]  (about 25 min; 4 without
-// the paper size)
+// in the virtualenv scripts/bench installs); every ratio is between figures of this run.
+// scripts/bench builds first and runs this. Usage: node scripts/bench.js [--no-paper]
+// (about 30 min; 4 without the paper size)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
@@ -29,13 +29,14 @@ const python = existsSync(PYTHON) ? PYTHON : undefined;
 const torchFailures = [];
 /** @type {Record<string, ReturnType<typeof torchSteps>>} */
 const torch = {};
+/** @param {number[]} xs */
+const mean = (xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
 if (python) {
   console.error('PyTorch …');
   for (const [size, steps] of /** @type {const} */ ([['small', 30], ['paper', 7]])) {
     if (size === 'paper' && !paper) continue;
     const r = torchSteps(python, size, steps);
     const l = r.losses;
-    const mean = (/** @type {number[]} */ xs) => xs.reduce((a, b) => a + b, 0) / xs.length;
     if (!(mean(l.slice(-3)) < mean(l.slice(0, 3)))) torchFailures.push(`PyTorch ${size}: the loss does not fall (${l.map((x) => x.toFixed(4)).join(', ')})`);
     torch[size] = r;
   }
@@ -48,7 +49,7 @@ let out;
 try {
   console.error('wasm builds, bare …');
   const wasm = await benchWasm(context, server.url, { paper });
-  console.error('native and relaxed-SIMD steps, alternating …');
+  console.error(`native, relaxed-SIMD${python ? ' and PyTorch' : ''} steps, alternating …`);
   const alternating = [];
   for (const preset of paper ? ['small-easy', 'easy'] : ['small-easy']) {
     alternating.push(await benchInterleaved(context, server.url, { preset, rounds: 7, python }));
