@@ -34,8 +34,29 @@ let lossBase = 0;
 let dead = false;
 /** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
 let rate = [];
-/** @type {ReturnType<typeof setTimeout> | null} */
+/** The next frame's pending wake-up (cancelled by a pause), or null. @type {{ cancelled: boolean } | null} */
 let timer = null;
+/** Wake-ups due now go through a message to this worker itself: a `setTimeout(…, 0)` set
+ * from a timer's own callback is clamped to 4 ms once nested five deep, which at full speed
+ * (a step longer than a frame's budget) left the worker idle 4 ms of every step. */
+const wake = new MessageChannel();
+/** @type {(() => void)[]} */
+const wakeQueue = [];
+wake.port1.onmessage = () => wakeQueue.shift()?.();
+
+/** Runs the next frame after `delay` ms (at once, as the next task, if it is not positive). */
+function schedule(/** @type {number} */ delay) {
+  const t = { cancelled: false };
+  const run = () => {
+    if (!t.cancelled) enqueue(frame);
+  };
+  if (delay > 0) setTimeout(run, delay);
+  else {
+    wakeQueue.push(run);
+    wake.port2.postMessage(null);
+  }
+  timer = t;
+}
 /** Ports to the helper workers of a data-parallel run (empty: this worker trains alone).
  * @type {MessagePort[]} */
 let helpers = [];
@@ -285,12 +306,16 @@ async function frame() {
   frameCredit += speed;
   const n = Math.floor(frameCredit);
   frameCredit -= n;
+  const before = trainer.step;
   if (n > 0) {
     if (helpers.length) await trainParallel(n);
     else train(n);
   }
   sendSnapshot();
-  if (running) timer = setTimeout(() => enqueue(frame), Math.max(0, FRAME_MS - (performance.now() - start)));
+  // Steps left undone when the budget ran out: the speed asks for more than this machine
+  // does, so the next frame starts at once instead of waiting for the display's.
+  const behind = trainer.step - before < n;
+  if (running) schedule(behind ? 0 : FRAME_MS - (performance.now() - start));
 }
 
 function play() {
@@ -298,12 +323,12 @@ function play() {
   running = true;
   rate = [];
   frameCredit = Math.max(frameCredit, 1 - 1e-9);
-  if (!timer) timer = setTimeout(() => enqueue(frame), 0);
+  if (!timer) schedule(0);
 }
 
 function pause() {
   running = false;
-  if (timer) clearTimeout(timer);
+  if (timer) timer.cancelled = true;
   timer = null;
   sendSnapshot();
 }
