@@ -733,8 +733,16 @@ function setTheme(theme) {
   if (theme === 'auto') delete document.documentElement.dataset.theme;
   else document.documentElement.dataset.theme = theme;
   /** @type {HTMLSelectElement} */ ($('theme')).value = theme;
-  ui.dirty = true; // the canvases read their colours when they draw
+  restyle();
 }
+
+/** The page's colours changed: the canvases read them when they draw, so all redraw. */
+function restyle() {
+  for (const m of [alphaMap, betaMap, alphaMapB, betaMapB, ...headMaps, lossChart, accChart]) m.invalidate();
+  ui.dirty = true;
+}
+// The 'auto' theme follows the system's, which can change under a running page.
+window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', restyle);
 
 function syncPlay() {
   const b = /** @type {HTMLButtonElement} */ ($('play'));

@@ -73,9 +73,13 @@ test('the theme toggle and the colormap change what is drawn, and the link keeps
   const { context, page } = await open();
   const bg = () => page.evaluate(() => getComputedStyle(document.body).backgroundColor);
   const alpha = () => page.evaluate(() => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL());
+  const chart = () => page.evaluate(() => /** @type {HTMLCanvasElement} */ (document.querySelector('#loss-chart canvas')).toDataURL());
   assert.equal(await bg(), 'rgb(255, 255, 255)');
+  const light = await chart();
   await page.selectOption('#theme', 'dark');
   assert.equal(await bg(), 'rgb(18, 18, 22)');
+  // The charts cache the colours they resolve: a new theme must still redraw them in its own.
+  await page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#loss-chart canvas')).toDataURL() !== b, light, { timeout: 5000 });
   const before = await alpha();
   await page.selectOption('#colormap', 'grey');
   await page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL() !== b, before);

@@ -169,7 +169,13 @@ export class LineChart {
     this.resizeObserver.observe(this.plot);
 
     /** @private */ this.scheme = window.matchMedia('(prefers-color-scheme: dark)');
-    this.onScheme = () => this.draw();
+    /** Colours as the browser resolved them, by what was asked for: resolving one costs a
+     * style recalculation, and a chart draws every frame.
+     * @private @type {Map<string, string>} */ this.resolved = new Map();
+    this.onScheme = () => {
+      this.resolved.clear();
+      this.draw();
+    };
     this.scheme.addEventListener('change', this.onScheme);
 
     this.onPointer = this.onPointer.bind(this);
@@ -292,11 +298,20 @@ export class LineChart {
    */
   resolve(color) {
     if (!color.includes('var(')) return color;
+    const known = this.resolved.get(color);
+    if (known) return known;
     // The browser resolves it: custom properties, their fallbacks, and light-dark() against
     // the color-scheme in use, which a custom property's raw text would not say.
     this.probe.style.color = '';
     this.probe.style.color = color;
-    return this.probeStyle.color || '#888';
+    const got = this.probeStyle.color || '#888';
+    this.resolved.set(color, got);
+    return got;
+  }
+
+  /** The page's colours changed (its theme): the next drawing resolves them again. */
+  invalidate() {
+    this.resolved.clear();
   }
 
   /**

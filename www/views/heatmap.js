@@ -52,6 +52,18 @@ function sameLabels(a, b) {
   return true;
 }
 
+/** Whether the first `n` of `a` equal `b` (of length `n`), NaN equal to NaN.
+ * @param {ArrayLike<number>} a @param {Float64Array} b @param {number} n */
+function sameValues(a, b, n) {
+  if (b.length !== n) return false;
+  for (let i = 0; i < n; i++) {
+    const x = a[i];
+    const y = b[i];
+    if (x !== y && (x === x || y === y)) return false;
+  }
+  return true;
+}
+
 /** @param {string} s */
 function minus(s) {
   return s.replace(/^-/, '−');
@@ -71,6 +83,9 @@ export class Heatmap {
     /** @private */ this.rows = 0;
     /** @private */ this.cols = 0;
     /** @private @type {ArrayLike<number>} */ this.values = new Float32Array(0);
+    /** The values last painted, (rows, cols), a copy (a caller may refill its array).
+     * @private @type {Float64Array} */ this.painted = new Float64Array(0);
+    /** @private */ this.stale = true;
     /** @private @type {readonly string[] | undefined} */ this.rowLabels = undefined;
     /** @private @type {readonly string[] | undefined} */ this.colLabels = undefined;
     /** @private @type {Int32Array} */ this.aligned = new Int32Array(0);
@@ -183,25 +198,49 @@ export class Heatmap {
       throw new RangeError(`Heatmap: ${values.length} values for ${rows} × ${cols} cells`);
     }
     const reshaped = rows !== this.rows || cols !== this.cols;
+    // A page redraws every frame, but α and β change only when the model is evaluated:
+    // the same picture again is not painted again (nor its style read, which costs a
+    // style recalculation), unless invalidate() said the page's colours changed.
+    const n = rows * cols;
+    let changed = reshaped || this.stale || !sameValues(values, this.painted, n);
+    this.stale = false;
+    if (changed) {
+      if (this.painted.length !== n) this.painted = new Float64Array(n);
+      for (let i = 0; i < n; i++) this.painted[i] = values[i];
+    }
     this.values = values;
     if (reshaped) this.resize(rows, cols);
 
-    if (this.aligned.length !== rows) this.aligned = new Int32Array(rows);
+    if (this.aligned.length !== rows) {
+      this.aligned = new Int32Array(rows);
+      changed = true;
+    }
     for (let r = 0; r < rows; r++) {
       const a = aligned && r < aligned.length ? aligned[r] : NaN;
-      this.aligned[r] = Number.isInteger(a) && a >= 0 && a < cols ? a : -1;
+      const c = Number.isInteger(a) && a >= 0 && a < cols ? a : -1;
+      if (this.aligned[r] !== c) changed = true;
+      this.aligned[r] = c;
     }
 
+    const [lo, hi] = [this.min, this.max];
     this.setRange(range);
+    if (this.min !== lo || this.max !== hi) changed = true;
     if (reshaped || !sameLabels(rowLabels, this.rowLabels) || !sameLabels(colLabels, this.colLabels)) {
       this.rowLabels = rowLabels ? rowLabels.slice() : undefined;
       this.colLabels = colLabels ? colLabels.slice() : undefined;
       this.buildLabels();
+      changed = true;
     }
+    if (!changed) return;
     this.paint();
     this.renderLegend();
     this.drawOverlay();
     if (this.hover) this.showTooltip(this.pointer?.x, this.pointer?.y);
+  }
+
+  /** The page's colours changed (its theme): the next update() redraws even the same matrix. */
+  invalidate() {
+    this.stale = true;
   }
 
   /**
