@@ -1,6 +1,7 @@
 // @ts-check
 // Where the page's CPU time goes while it trains at full speed: a Chromium trace of a few
-// seconds, summed per process and thread (thread time of the top-level tasks).
+// seconds, summed per process and thread (wall and thread time of each thread's outermost
+// top-level tasks), and the main and worker threads' top events.
 // Usage: node scripts/trace-page.js [preset] [seconds] [query]
 import { writeFileSync, readFileSync } from 'node:fs';
 import { startServer, launch } from '../tests/e2e/harness.js';
@@ -38,9 +39,17 @@ try {
   const sums = new Map();
   /** @type {Map<string, number>} */
   const byName = new Map();
-  for (const e of events) {
-    if (e.ph !== 'X' || !(e.cat ?? '').includes('toplevel')) continue;
-    const key = `${names.get(`${e.pid}`) ?? e.pid} / ${names.get(`${e.pid}:${e.tid}`) ?? e.tid}`;
+  // Top-level tasks, each thread's outermost only (a task can run inside another's span:
+  // counting both would count its time twice); threads of one name told apart by id.
+  const tasks = events.filter((/** @type {any} */ e) => e.ph === 'X' && (e.cat ?? '').includes('toplevel'));
+  tasks.sort((/** @type {any} */ a, /** @type {any} */ b) => a.ts - b.ts);
+  /** @type {Map<string, number>} */
+  const busyUntil = new Map();
+  for (const e of tasks) {
+    const thread = `${e.pid}:${e.tid}`;
+    if (e.ts < (busyUntil.get(thread) ?? -Infinity)) continue;
+    busyUntil.set(thread, e.ts + (e.dur ?? 0));
+    const key = `${names.get(`${e.pid}`) ?? e.pid} / ${names.get(thread) ?? 'thread'} ${e.tid}`;
     const s = sums.get(key) ?? { wall: 0, cpu: 0, n: 0 };
     s.wall += e.dur ?? 0;
     s.cpu += e.tdur ?? 0;
