@@ -34,28 +34,27 @@ let lossBase = 0;
 let dead = false;
 /** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
 let rate = [];
-/** The next frame's pending wake-up (cancelled by a pause), or null. @type {{ cancelled: boolean } | null} */
-let timer = null;
+/** The id of the next frame's pending wake-up, 0 if none: a pause drops it, and a wake-up
+ * that is no longer the pending one does nothing. */
+let timer = 0;
+let wakeUps = 0;
 /** Wake-ups due now go through a message to this worker itself: a `setTimeout(…, 0)` set
  * from a timer's own callback is clamped to 4 ms once nested five deep, which at full speed
  * (a step longer than a frame's budget) left the worker idle 4 ms of every step. */
 const wake = new MessageChannel();
-/** @type {(() => void)[]} */
-const wakeQueue = [];
-wake.port1.onmessage = () => wakeQueue.shift()?.();
+wake.port1.onmessage = (/** @type {MessageEvent<number>} */ e) => fire(e.data);
+
+/** @param {number} id */
+function fire(id) {
+  if (id === timer) enqueue(frame);
+}
 
 /** Runs the next frame after `delay` ms (at once, as the next task, if it is not positive). */
 function schedule(/** @type {number} */ delay) {
-  const t = { cancelled: false };
-  const run = () => {
-    if (!t.cancelled) enqueue(frame);
-  };
-  if (delay > 0) setTimeout(run, delay);
-  else {
-    wakeQueue.push(run);
-    wake.port2.postMessage(null);
-  }
-  timer = t;
+  const id = ++wakeUps;
+  timer = id;
+  if (delay > 0) setTimeout(() => fire(id), delay);
+  else wake.port2.postMessage(id);
 }
 /** Ports to the helper workers of a data-parallel run (empty: this worker trains alone).
  * @type {MessagePort[]} */
@@ -300,7 +299,7 @@ function train(/** @type {number} */ n) {
 }
 
 async function frame() {
-  timer = null;
+  timer = 0;
   if (dead || !trainer || !running) return;
   const start = performance.now();
   frameCredit += speed;
@@ -328,8 +327,7 @@ function play() {
 
 function pause() {
   running = false;
-  if (timer) timer.cancelled = true;
-  timer = null;
+  timer = 0;
   sendSnapshot();
 }
 
