@@ -741,7 +741,8 @@ function restyle() {
   for (const m of [alphaMap, betaMap, alphaMapB, betaMapB, ...headMaps, lossChart, accChart]) m.invalidate();
   ui.dirty = true;
 }
-// The 'auto' theme follows the system's, which can change under a running page.
+// The 'auto' theme follows the system's, which can change under the page (the views
+// leave it to this one listener).
 window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', restyle);
 
 function syncPlay() {

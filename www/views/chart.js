@@ -168,15 +168,10 @@ export class LineChart {
     });
     this.resizeObserver.observe(this.plot);
 
-    /** @private */ this.scheme = window.matchMedia('(prefers-color-scheme: dark)');
     /** Colours as the browser resolved them, by what was asked for: resolving one costs a
-     * style recalculation, and a chart draws every frame.
+     * style recalculation, and a chart draws every frame. Its owner says when they change
+     * (invalidate(): a theme, or the system's colour scheme).
      * @private @type {Map<string, string>} */ this.resolved = new Map();
-    this.onScheme = () => {
-      this.resolved.clear();
-      this.draw();
-    };
-    this.scheme.addEventListener('change', this.onScheme);
 
     this.onPointer = this.onPointer.bind(this);
     this.onLeave = this.onLeave.bind(this);
@@ -273,7 +268,6 @@ export class LineChart {
   /** Removes the chart from its container and drops its listeners. */
   destroy() {
     this.resizeObserver.disconnect();
-    this.scheme.removeEventListener('change', this.onScheme);
     document.removeEventListener('pointerdown', this.onOutside);
     this.element.remove();
   }
@@ -309,7 +303,8 @@ export class LineChart {
     return got;
   }
 
-  /** The page's colours changed (its theme): the next drawing resolves them again. */
+  /** The page's colours changed (its theme or the system's colour scheme): the next
+   * drawing resolves them again. */
   invalidate() {
     this.resolved.clear();
   }

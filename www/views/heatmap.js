@@ -82,9 +82,8 @@ export class Heatmap {
     /** @private */ this.showAligned = true;
     /** @private */ this.rows = 0;
     /** @private */ this.cols = 0;
-    /** @private @type {ArrayLike<number>} */ this.values = new Float32Array(0);
-    /** The values last painted, (rows, cols), a copy (a caller may refill its array).
-     * @private @type {Float64Array} */ this.painted = new Float64Array(0);
+    /** The matrix shown, (rows, cols): a copy, since a caller may refill its array.
+     * @private @type {Float64Array} */ this.values = new Float64Array(0);
     /** @private */ this.stale = true;
     /** @private @type {readonly string[] | undefined} */ this.rowLabels = undefined;
     /** @private @type {readonly string[] | undefined} */ this.colLabels = undefined;
@@ -202,13 +201,12 @@ export class Heatmap {
     // the same picture again is not painted again (nor its style read, which costs a
     // style recalculation), unless invalidate() said the page's colours changed.
     const n = rows * cols;
-    let changed = reshaped || this.stale || !sameValues(values, this.painted, n);
+    let changed = reshaped || this.stale || !sameValues(values, this.values, n);
     this.stale = false;
     if (changed) {
-      if (this.painted.length !== n) this.painted = new Float64Array(n);
-      for (let i = 0; i < n; i++) this.painted[i] = values[i];
+      if (this.values.length !== n) this.values = new Float64Array(n);
+      for (let i = 0; i < n; i++) this.values[i] = values[i];
     }
-    this.values = values;
     if (reshaped) this.resize(rows, cols);
 
     if (this.aligned.length !== rows) {
