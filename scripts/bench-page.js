@@ -9,11 +9,11 @@ import { startServer, launch } from '../tests/e2e/harness.js';
 
 /** @typedef {{ steps: number, dt: number, fps: number, worstGap: number, variant: string | null, workers: string | null, stepsPerSecond: number, rounds?: number[] }} PageRun */
 
-/** Opens the page with `query`, selects `preset`, trains at full speed for `seconds`, and
- * returns the steps per second measured from the step counter, and the frame intervals.
+/** Opens the page with `query`, selects `preset` and starts it training at full speed,
+ * warmed up.
  * @param {import('playwright-core').BrowserContext} context @param {string} url
- * @param {string} query @param {string} preset @param {number} seconds @returns {Promise<PageRun>} */
-async function run(context, url, query, preset, seconds) {
+ * @param {string} query @param {string} preset */
+export async function startTraining(context, url, query, preset) {
   const page = await context.newPage();
   await page.goto(url + query);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
@@ -26,6 +26,15 @@ async function run(context, url, query, preset, seconds) {
   await page.selectOption('#speed', '1000');
   await page.click('#play');
   await page.waitForTimeout(preset === 'easy' ? 4000 : 1000); // warm up
+  return page;
+}
+
+/** Trains the page at full speed (startTraining) for `seconds`, and returns the steps per
+ * second measured from the step counter, and the frame intervals.
+ * @param {import('playwright-core').BrowserContext} context @param {string} url
+ * @param {string} query @param {string} preset @param {number} seconds @returns {Promise<PageRun>} */
+async function run(context, url, query, preset, seconds) {
+  const page = await startTraining(context, url, query, preset);
   const result = await page.evaluate(async (ms) => {
     const stepNow = () => /** @type {any} */ (window).__ap.ui.latest.step;
     const s0 = stepNow();

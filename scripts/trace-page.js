@@ -3,8 +3,8 @@
 // seconds, summed per process and thread (wall and thread time of each thread's outermost
 // top-level tasks), and the main and worker threads' top events.
 // Usage: node scripts/trace-page.js [preset] [seconds] [query]
-import { writeFileSync, readFileSync } from 'node:fs';
 import { startServer, launch } from '../tests/e2e/harness.js';
+import { startTraining } from './bench-page.js';
 
 const preset = process.argv[2] ?? 'small-easy';
 const seconds = Number(process.argv[3] ?? 5);
@@ -12,22 +12,12 @@ const query = process.argv[4] ?? '?variant=relaxed-simd&workers=1';
 const server = await startServer();
 const { browser, context } = await launch();
 try {
-  const page = await context.newPage();
-  await page.goto(server.url + query);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
-  await page.waitForFunction(() => document.querySelectorAll('#preset option').length > 2);
-  if (preset !== 'small-easy') await page.selectOption('#preset', preset);
-  await page.waitForTimeout(1000);
-  await page.selectOption('#speed', '1000');
-  await page.click('#play');
-  await page.waitForTimeout(1500);
-  const path = '/tmp/page-trace.json';
-  await browser.startTracing(page, { path, categories: ['toplevel', 'devtools.timeline', 'v8.execute'] });
+  const page = await startTraining(context, server.url, query, preset);
+  await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'v8.execute'] });
   const s0 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.step);
   await page.waitForTimeout(seconds * 1000);
   const s1 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.step);
-  await browser.stopTracing();
-  const trace = JSON.parse(readFileSync(path, 'utf8'));
+  const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
   const events = trace.traceEvents ?? trace;
   /** @type {Map<string, string>} */
   const names = new Map();
@@ -70,7 +60,6 @@ try {
   }
   console.log('top events on main/worker threads (wall ms/s, nested ones counted again):');
   for (const [k, v] of [...byName].sort((a, b) => b[1] - a[1]).slice(0, 25)) console.log(`  ${(v / 1000 / seconds).toFixed(1)}  ${k}`);
-  writeFileSync('/tmp/page-trace-summary.json', JSON.stringify([...sums]));
 } finally {
   await browser.close();
   server.stop();
