@@ -3,7 +3,8 @@
 // the page's trainer (in its worker, evaluations included) for each wasm build on the small
 // preset and at the paper size, the frame rate while it trains at full speed, and the paper
 // size with two workers. Part of scripts/bench.js; alone it prints its own table.
-// Usage: node scripts/bench-page.js [--no-paper]
+// Usage: node scripts/bench-page.js [--no-paper | --workers] (`--workers`: only the paper
+// size's one against two workers, about 2½ minutes)
 import { pathToFileURL } from 'node:url';
 import { startServer, launch } from '../tests/e2e/harness.js';
 
@@ -62,17 +63,17 @@ async function run(context, url, query, preset, seconds) {
 
 /** The page runs of the benchmark: every build on the small preset (5 s each) and, with
  * `paper`, at the paper size (one worker per build, and one against two workers on the best
- * build in alternating rounds).
+ * build in alternating rounds); with `workersOnly`, only the last.
  * @param {import('playwright-core').BrowserContext} context @param {string} url
- * @param {{ paper: boolean }} opts */
-export async function benchPage(context, url, { paper }) {
+ * @param {{ paper: boolean, workersOnly?: boolean }} opts */
+export async function benchPage(context, url, { paper, workersOnly = false }) {
   /** @type {{ name: string, preset: string, run: PageRun }[]} */
   const rows = [];
-  for (const v of ['scalar', 'simd128', 'relaxed-simd']) {
+  for (const v of workersOnly ? [] : ['scalar', 'simd128', 'relaxed-simd']) {
     rows.push({ name: 'small', preset: 'small-easy', run: await run(context, url, `?variant=${v}&workers=1`, 'small-easy', 5) });
   }
-  if (paper) {
-    for (const v of ['scalar', 'simd128']) {
+  if (paper || workersOnly) {
+    for (const v of workersOnly ? [] : ['scalar', 'simd128']) {
       rows.push({ name: 'paper', preset: 'easy', run: await run(context, url, `?variant=${v}&workers=1`, 'easy', v === 'scalar' ? 30 : 20) });
     }
     // One and two workers on the best build, alternated over three rounds so that a busy
@@ -107,7 +108,10 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
   const server = await startServer();
   const { browser, context } = await launch();
   try {
-    const rows = await benchPage(context, server.url, { paper: !process.argv.includes('--no-paper') });
+    const rows = await benchPage(context, server.url, {
+      paper: !process.argv.includes('--no-paper'),
+      workersOnly: process.argv.includes('--workers'),
+    });
     console.log(`# the page's trainer, ${browser.version()} (headless)`);
     console.log();
     console.log('| run | wasm build | workers | steps/s | ms/step | frames/s | worst frame gap ms |');
