@@ -37,7 +37,7 @@ if (import.meta.url === pathToFileURL(process.argv[1]).href) {
     console.log(`| build | madd peak GFLOP/s | ${heads.map((h) => `${h} GFLOP/s`).join(' | ')} | small step ms |${paper ? ' paper step ms |' : ''}`);
     console.log(`|---|---:|${heads.map(() => '---:').join('|')}|---:|${paper ? '---:|' : ''}`);
     /** @param {number} g @param {number} peak */
-    const pct = (g, peak) => `${g.toFixed(1)} (${((100 * g) / peak).toFixed(0)}%)`;
+    const pct = (g, peak) => `${g.toFixed(1)} (${((100 * g) / peak).toFixed(1)}%)`;
     for (const r of results) {
       const g = [...shapes.map((s) => pct(r.gflops[s], r.peak)), ...depths.map((d) => pct(r.tile[d], r.peak))].join(' | ');
       console.log(`| ${r.variant} | ${r.peak.toFixed(1)} | ${g} | ${r.smallMs.toFixed(2)} |${paper ? ` ${r.paperMs?.toFixed(0)} |` : ''}`);

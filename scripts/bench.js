@@ -161,7 +161,7 @@ function gflopsRow(label, nativeValue, pick) {
     nativeValue.toFixed(1),
     ...VARIANTS.map((v) => {
       const r = w(v);
-      return r ? `${pick(r).toFixed(1)} (${((100 * pick(r)) / r.peak).toFixed(0)}%)` : null;
+      return r ? `${pick(r).toFixed(1)} (${((100 * pick(r)) / r.peak).toFixed(1)}%)` : null;
     }),
     null,
     null,
