@@ -4,7 +4,7 @@
 // preset and at the paper size, the frame rate while it trains at full speed, and the paper
 // size with two workers. Part of scripts/bench.js; alone it prints its own table.
 // Usage: node scripts/bench-page.js [--no-paper | --workers] (`--workers`: only the paper
-// size's one against two workers, about 2½ minutes)
+// size's one against two workers, about 3 minutes)
 import { pathToFileURL } from 'node:url';
 import { startServer, launch } from '../tests/e2e/harness.js';
 
@@ -62,30 +62,40 @@ async function run(context, url, query, preset, seconds) {
 }
 
 /** The page runs of the benchmark: every build on the small preset (5 s each) and, with
- * `paper`, at the paper size (one worker per build, and one against two workers on the best
- * build in alternating rounds); with `workersOnly`, only the last.
+ * `paper`, at the paper size (one worker per build, then {@link workerRounds}); with
+ * `workersOnly`, only the worker rounds.
  * @param {import('playwright-core').BrowserContext} context @param {string} url
  * @param {{ paper: boolean, workersOnly?: boolean }} opts */
 export async function benchPage(context, url, { paper, workersOnly = false }) {
-  /** @type {{ name: string, preset: string, run: PageRun }[]} */
+  if (workersOnly) return workerRounds(context, url);
+  /** @type {PageRows} */
   const rows = [];
-  for (const v of workersOnly ? [] : ['scalar', 'simd128', 'relaxed-simd']) {
+  for (const v of ['scalar', 'simd128', 'relaxed-simd']) {
     rows.push({ name: 'small', preset: 'small-easy', run: await run(context, url, `?variant=${v}&workers=1`, 'small-easy', 5) });
   }
-  if (paper || workersOnly) {
-    for (const v of workersOnly ? [] : ['scalar', 'simd128']) {
+  if (paper) {
+    for (const v of ['scalar', 'simd128']) {
       rows.push({ name: 'paper', preset: 'easy', run: await run(context, url, `?variant=${v}&workers=1`, 'easy', v === 'scalar' ? 30 : 20) });
     }
-    // One and two workers on the best build, alternated over three rounds so that a busy
-    // minute on this shared machine weighs on both sides of their ratio.
-    /** @type {PageRun[][]} */
-    const rounds = [[], []];
-    for (let i = 0; i < 3; i++) {
-      for (const w of [1, 2]) rounds[w - 1].push(await run(context, url, `?variant=relaxed-simd&workers=${w}`, 'easy', 20));
-    }
-    for (const r of rounds) rows.push({ name: 'paper', preset: 'easy', run: pooled(r) });
+    rows.push(...(await workerRounds(context, url)));
   }
   return rows;
+}
+
+/** @typedef {{ name: string, preset: string, run: PageRun }[]} PageRows */
+
+/** The paper size on the best build with one and with two workers, alternated over three
+ * rounds of 20 s so that a busy minute on this shared machine weighs on both sides of their
+ * ratio; each pooled into one row.
+ * @param {import('playwright-core').BrowserContext} context @param {string} url
+ * @returns {Promise<PageRows>} */
+async function workerRounds(context, url) {
+  /** @type {PageRun[][]} */
+  const rounds = [[], []];
+  for (let i = 0; i < 3; i++) {
+    for (const w of [1, 2]) rounds[w - 1].push(await run(context, url, `?variant=relaxed-simd&workers=${w}`, 'easy', 20));
+  }
+  return rounds.map((r) => ({ name: 'paper', preset: 'easy', run: pooled(r) }));
 }
 
 /** Several runs of one setting as one: steps over time pooled, the worst frame gap, and each

@@ -11,7 +11,7 @@ import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { cpus } from 'node:os';
 import { startServer, launch } from '../tests/e2e/harness.js';
-import { benchWasm } from './bench-wasm.js';
+import { benchWasm, ofPeak } from './bench-wasm.js';
 import { benchPage } from './bench-page.js';
 import { benchTfjs } from './bench-tfjs.js';
 import { benchInterleaved, torchSteps } from './bench-interleaved.js';
@@ -161,7 +161,7 @@ function gflopsRow(label, nativeValue, pick) {
     nativeValue.toFixed(1),
     ...VARIANTS.map((v) => {
       const r = w(v);
-      return r ? `${pick(r).toFixed(1)} (${((100 * pick(r)) / r.peak).toFixed(1)}%)` : null;
+      return r ? ofPeak(pick(r), r.peak) : null;
     }),
     null,
     null,
