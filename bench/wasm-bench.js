@@ -21,18 +21,22 @@ const progress = (text) => { /** @type {HTMLElement} */ (document.getElementById
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 // Every figure is taken in passes that go round the builds in turn, so that a busy minute of
 // this shared machine falls on every build alike, and a build's kernel and its peak on the
-// same minutes. Kernel figures: the best of three passes of 3 timings each.
+// same minutes. Kernel figures: the best of five passes of 3 timings each (timings of tens of
+// milliseconds: on this host a shape's timings range over ±25% from one minute to the next,
+// and three passes were not always enough to meet an undisturbed one; the peak is taken the
+// same way, so that a figure and its bound come from the same passes).
+const PASSES = 5;
 const kernels = modules.map(() => ({ peak: 0, /** @type {Record<string, number>} */ gflops: {}, /** @type {Record<string, number>} the micro-kernel alone, by depth */ tile: {} }));
 /** @param {Record<string, number>} into @param {string} key @param {number} v */
 const keep = (into, key, v) => { into[key] = Math.max(into[key] ?? 0, v); };
-for (let pass = 0; pass < 3; pass++) {
+for (let pass = 0; pass < PASSES; pass++) {
   modules.forEach((m, i) => {
     const k = kernels[i];
     k.peak = Math.max(k.peak, m.benchPeak(3));
     for (const s of shapes) keep(k.gflops, shapeName(s), benchShape(m, s, 3));
     for (const kc of [256, 41]) keep(k.tile, String(kc), m.benchTile(kc, 3));
   });
-  progress(`kernels: pass ${pass + 1} of 3`);
+  progress(`kernels: pass ${pass + 1} of ${PASSES}`);
 }
 // Training steps: the median of rounds, each round every build's median of a few steps (a
 // fresh trainer and one untimed step each: see `benchStep`).
