@@ -28,8 +28,14 @@ async function trainTo(page, n) {
     await page.click('#step-once');
     await page.waitForFunction((k) => /** @type {any} */ (window).__ap.ui.latest.step === k + 1, s);
   }
+  await drawn(page);
   return Number(await ui(page, 'ui.latest.step'));
 }
+
+/** Waits for the page to draw what it last received: the views are painted in the next
+ * animation frame, so a picture read right after a step arrives may still be the one before.
+ * @param {import('playwright-core').Page} page */
+const drawn = (page) => page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.dirty === false);
 
 /** Clicks an item of the Export menu and returns the downloaded file.
  * @param {import('playwright-core').Page} page @param {string} kind */
@@ -108,6 +114,7 @@ test('each export downloads a file that parses and holds what it should; a run f
   assert.match(await again.page.textContent('#viewing-text') ?? '', new RegExp(`saved-run\\.json.*seed 3, step ${step}`));
   await again.page.waitForFunction(() => Number(document.getElementById('step')?.textContent) > 0);
   assert.equal(Number(await again.page.textContent('#step')), step);
+  await drawn(again.page);
   assert.equal(await alphaPixels(again.page), before, 'the same α, pixel for pixel');
   assert.equal(await again.page.isDisabled('#play'), true, 'a saved run is viewed, not trained');
   await again.page.click('#viewing-live');
@@ -134,6 +141,7 @@ test('saved weights load into a fresh page and show the same α without retraini
   await context.close();
 
   const fresh = await open();
+  await drawn(fresh.page);
   assert.notEqual(await alphaPixels(fresh.page), before);
   await fresh.page.setInputFiles('#open-file', { name: 'w.json', mimeType: 'application/json', buffer: f.bytes });
   await fresh.page.waitForFunction(() => /Loaded the saved weights/.test(document.getElementById('status')?.textContent ?? ''));
@@ -149,6 +157,7 @@ test('saved weights load into a fresh page and show the same α without retraini
   assert.equal(csv[1][1], '', 'no training loss for the loaded step');
   assert.equal(Number(csv[2][1]), await ui(fresh.page, 'ui.losses[0]'));
   assert.equal(Number(csv[1][2]), loss, 'the loaded step’s evaluation');
+  await drawn(fresh.page);
   const afterStep = await alphaPixels(fresh.page);
   // Weights of another model (another width, 3 values) are refused with a message; the run stays.
   const other = { ...w, config: { ...w.config, hidden: 32 }, count: 3, params: Buffer.from(new Float32Array([1, 2, 3]).buffer).toString('base64') };
@@ -156,6 +165,7 @@ test('saved weights load into a fresh page and show the same α without retraini
   await fresh.page.waitForFunction(() => /weights: 3 values, but this model has/.test(document.getElementById('status')?.textContent ?? ''));
   assert.equal(await ui(fresh.page, 'ui.latest.step'), step + 1);
   assert.equal(await ui(fresh.page, 'ui.config.hidden'), w.config.hidden, 'the model is the loaded one');
+  await drawn(fresh.page);
   assert.equal(await alphaPixels(fresh.page), afterStep);
   await fresh.context.close();
 });
