@@ -184,41 +184,21 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
         let mut j = 0;
         while j < n {
             let cols = DOT_COLS.min(n - j);
-            let mut out = [[0.0f32; DOT_COLS]; DOT_ROWS];
             // SAFETY (every call): rows i..i+rows < m and j..j+cols < n, each read k floats
-            // long, inside the extents asserted above.
-            let (ap, bp) = unsafe { (a.as_ptr().add(i * lda), b.as_ptr().add(j * ldb)) };
-            if cols == 4 && beta == 0.0 && k.is_multiple_of(4) {
-                // The tile's sums go to C as one vector per row, no lanes extracted: at
-                // the scores of one sequence (41×256·256×41) best 47.6 against 40.0 GFLOP/s.
-                // SAFETY: as above; C's rows i..i+rows hold columns j..j+4 (asserted extent).
-                unsafe {
-                    let cp = c.as_mut_ptr().add(i * ldc + j);
-                    if rows == 2 {
-                        dot_tile_into::<2, 1>(k, ap, lda, bp, ldb, cp, ldc);
-                    } else {
-                        dot_tile_into::<1, 2>(k, ap, lda, bp, ldb, cp, ldc);
-                    }
-                }
-                j += cols;
-                continue;
-            }
+            // long, and C's rows i..i+rows hold columns j..j+cols: inside the extents
+            // asserted above.
             unsafe {
+                let (ap, bp) = (a.as_ptr().add(i * lda), b.as_ptr().add(j * ldb));
+                let cp = c.as_mut_ptr().add(i * ldc + j);
                 match (rows, cols) {
-                    (2, 4) => dot_tile::<2, 4, 1>(k, ap, lda, bp, ldb, &mut out),
-                    (2, 3) => dot_tile::<2, 3, 1>(k, ap, lda, bp, ldb, &mut out),
-                    (2, 2) => dot_tile::<2, 2, 2>(k, ap, lda, bp, ldb, &mut out),
-                    (2, _) => dot_tile::<2, 1, 4>(k, ap, lda, bp, ldb, &mut out),
-                    (_, 4) => dot_tile::<1, 4, 2>(k, ap, lda, bp, ldb, &mut out),
-                    (_, 3) => dot_tile::<1, 3, 2>(k, ap, lda, bp, ldb, &mut out),
-                    (_, 2) => dot_tile::<1, 2, 4>(k, ap, lda, bp, ldb, &mut out),
-                    _ => dot_tile::<1, 1, 8>(k, ap, lda, bp, ldb, &mut out),
-                }
-            }
-            for (r, row) in out.iter().enumerate().take(rows) {
-                let dst = &mut c[(i + r) * ldc + j..][..cols];
-                for (x, &v) in dst.iter_mut().zip(row) {
-                    *x = if beta == 0.0 { v } else { v + beta * *x };
+                    (2, 4) => dot_tile::<2, 4, 1>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (2, 3) => dot_tile::<2, 3, 1>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (2, 2) => dot_tile::<2, 2, 2>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (2, _) => dot_tile::<2, 1, 4>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (_, 4) => dot_tile::<1, 4, 2>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (_, 3) => dot_tile::<1, 3, 2>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    (_, 2) => dot_tile::<1, 2, 4>(k, ap, lda, bp, ldb, beta, cp, ldc),
+                    _ => dot_tile::<1, 1, 8>(k, ap, lda, bp, ldb, beta, cp, ldc),
                 }
             }
             j += cols;
@@ -227,54 +207,44 @@ pub fn gemm_dot(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatM
     }
 }
 
-/// `out[r][q] = Σ_p a[r·lda + p] · b[q·ldb + p]` for r < R, q < C: R·C dot products of length
-/// `k` ([`dot_vectors`]), the last `k mod 4` steps scalar.
+/// `c[r·ldc + q] = Σ_p a[r·lda + p] · b[q·ldb + p] + beta·c[r·ldc + q]` for r < R, q < C
+/// (`beta == 0` ignoring the old C): R·C dot products of length `k` ([`dot_vectors`]), the
+/// last `k mod 4` steps scalar. A whole row of four with `beta == 0` and no scalar steps is
+/// stored as the vector of its sums: extracting the four lanes and storing them one by one
+/// cost the scores of one sequence (41×256·256×41) a tenth of their time.
 ///
 /// # Safety
-/// `a` must hold R rows and `b` C rows of `k` floats at the given strides.
+/// `a` must hold R rows and `b` C rows of `k` floats at the given strides, `c` R rows of C.
 #[inline(never)]
+#[allow(clippy::too_many_arguments)]
 unsafe fn dot_tile<const R: usize, const C: usize, const U: usize>(
     k: usize,
     a: *const f32,
     lda: usize,
     b: *const f32,
     ldb: usize,
-    out: &mut [[f32; DOT_COLS]; DOT_ROWS],
+    beta: f32,
+    c: *mut f32,
+    ldc: usize,
 ) {
     let k4 = k / 4 * 4;
     for (r, row) in dot_vectors::<R, C, U>(k4, a, lda, b, ldb)
         .iter()
         .enumerate()
     {
-        let sums = horizontal_sums(row);
-        for q in 0..C {
-            let mut s = sums[q];
+        let dst = c.add(r * ldc);
+        if C == 4 && beta == 0.0 && k4 == k {
+            v128_store(dst as *mut v128, horizontal_sums_v(row));
+            continue;
+        }
+        for (q, &sum) in horizontal_sums(row).iter().enumerate().take(C) {
+            let mut s = sum;
             for p in k4..k {
                 s += *a.add(r * lda + p) * *b.add(q * ldb + p);
             }
-            out[r][q] = s;
+            let x = dst.add(q);
+            *x = if beta == 0.0 { s } else { s + beta * *x };
         }
-    }
-}
-
-/// [`dot_tile`]`::<R, 4, U>` for a depth that is a multiple of 4, each row's four sums
-/// stored straight into C as one vector, no lane extracted: `c[r·ldc + q] = Σ_p a[r·lda + p]
-/// · b[q·ldb + p]` for r < R, q < 4.
-///
-/// # Safety
-/// `a` must hold R rows and `b` 4 rows of `k` floats at the given strides, `c` R rows of 4.
-#[inline(never)]
-unsafe fn dot_tile_into<const R: usize, const U: usize>(
-    k: usize,
-    a: *const f32,
-    lda: usize,
-    b: *const f32,
-    ldb: usize,
-    c: *mut f32,
-    ldc: usize,
-) {
-    for (r, row) in dot_vectors::<R, 4, U>(k, a, lda, b, ldb).iter().enumerate() {
-        v128_store(c.add(r * ldc) as *mut v128, horizontal_sums_v(row));
     }
 }
 
