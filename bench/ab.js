@@ -1,5 +1,7 @@
 // @ts-check
-// The A/B page: loads the builds named in ?builds=a,b (directories of pkg/) and, in
+// The A/B page: loads the builds named in ?builds=a,b (directories of pkg/, made with the
+// `bench` feature: scripts/bench-ab's pkg/ab-<rev>; a bare variant name, such as relaxed-simd,
+// stands for its benchmark build pkg/bench-<variant> of scripts/build --bench) and, in
 // alternating rounds (?rounds=N) so that a busy minute on a shared machine falls on every
 // build alike, times their training step on ?preset= (after two untimed rounds) or, with
 // ?gemm=1, their gemm at the paper-size step's shapes (bench/shapes.js; ?shape=m×k·k×n for
@@ -20,8 +22,10 @@ const gemm = params.get('gemm') === '1';
 const only = params.get('shape');
 /** @type {any[]} */
 const modules = [];
+const VARIANTS = ['scalar', 'simd128', 'relaxed-simd'];
 for (const b of builds) {
-  const m = await import(`../pkg/${b}/attention_playground.js`);
+  const m = await import(`../pkg/${VARIANTS.includes(b) ? `bench-${b}` : b}/attention_playground.js`);
+  if (typeof m.benchStep !== 'function') throw new Error(`pkg/${b} is a product build, without the benchmark's entry points (build it with the bench feature)`);
   await m.default();
   modules.push(m);
 }

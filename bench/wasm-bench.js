@@ -1,8 +1,10 @@
 // @ts-check
-// The benchmark page: in a worker-free page, loads every wasm build and measures, in passes
-// that go round the builds, each one's multiply-add peak, its gemm (GFLOP/s at the
-// paper-size step's shapes), its micro-kernel alone and its training step (ms) on the small
-// preset and, with ?paper=1, at the paper size. Results go to window.__bench as JSON.
+// The benchmark page: in a worker-free page, loads the benchmark build of every wasm variant
+// (pkg/bench-<variant>, scripts/build --bench: the product builds have no benchmark entry
+// points) and measures, in passes that go round the builds, each one's multiply-add peak, its
+// gemm (GFLOP/s at the paper-size step's shapes), its micro-kernel alone and its training step
+// (ms) on the small preset and, with ?paper=1, at the paper size. Results go to
+// window.__bench as JSON.
 
 import { shapes, shapeName, benchShape } from './shapes.js';
 
@@ -11,7 +13,7 @@ const variants = (params.get('variants') ?? 'scalar,simd128,relaxed-simd').split
 /** @type {any[]} */
 const modules = [];
 for (const v of variants) {
-  const m = await import(`../pkg/${v}/attention_playground.js`);
+  const m = await import(`../pkg/bench-${v}/attention_playground.js`);
   await m.default();
   modules.push(m);
 }

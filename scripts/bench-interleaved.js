@@ -28,7 +28,8 @@ export function torchSteps(python, size, steps) {
  * @param {string} url  the server's address, ending in /
  * @param {{ preset: string, rounds: number, steps?: number, build?: string, python?: string }} o
  *   `steps`: per round and side, by default 3 at the paper size (`easy`) and 20 on the small
- *   presets; `python`: a Python with PyTorch, for presets bench/torch_step.py has
+ *   presets; `build`: for bench/ab.html, by default relaxed-simd (its benchmark build,
+ *   pkg/bench-relaxed-simd); `python`: a Python with PyTorch, for presets bench/torch_step.py has
  */
 export async function benchInterleaved(context, url, { preset, rounds, steps = preset === 'easy' ? 3 : 20, build = 'relaxed-simd', python }) {
   const page = await context.newPage();
@@ -37,7 +38,7 @@ export async function benchInterleaved(context, url, { preset, rounds, steps = p
     await page.goto(`${url}bench/ab.html?${new URLSearchParams({ builds: build, preset, rounds: '0' })}`);
     await page.waitForFunction(() => /** @type {any} */ (window).__ab, null, { timeout: 600_000 });
     const native = () =>
-      Number(execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'bench', '--', '--steps', preset, String(steps)], { encoding: 'utf8' }).trim());
+      Number(execFileSync('cargo', ['run', '--quiet', '--release', '--features', 'bench', '--bin', 'bench', '--', '--steps', preset, String(steps)], { encoding: 'utf8' }).trim());
     const size = torchSize(preset);
     /** @type {{ native: number, wasm: number, ratio: number, torch: number | null, torchRatio: number | null }[]} */
     const perRound = [];

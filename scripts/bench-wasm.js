@@ -1,8 +1,9 @@
 // @ts-check
-// The wasm builds measured bare, in Debian's headless Chromium (bench/wasm-bench.html): each
-// build's multiply-add peak, its gemm's GFLOP/s at the paper-size step's shapes, and its
-// training step (ms, evaluation excluded). Part of scripts/bench.js; alone it prints its
-// own table. Usage: node scripts/bench-wasm.js [--paper] [--variants=a,b]
+// The wasm builds measured bare, in Debian's headless Chromium (bench/wasm-bench.html, on the
+// benchmark builds pkg/bench-<variant> of scripts/build --bench): each build's multiply-add
+// peak, its gemm's GFLOP/s at the paper-size step's shapes, and its training step (ms,
+// evaluation excluded). Part of scripts/bench.js; alone it prints its own table (after
+// scripts/build --bench). Usage: node scripts/bench-wasm.js [--paper] [--variants=a,b]
 import { pathToFileURL } from 'node:url';
 import { startServer, launch } from '../tests/e2e/harness.js';
 

@@ -5,7 +5,9 @@
 // rate, two workers), and the TensorFlow.js peer on its wasm and cpu backends, all in the
 // same Debian Chromium, and the same model in PyTorch on one CPU thread (bench/torch_step.py,
 // in the virtualenv scripts/bench installs); every ratio is between figures of this run.
-// scripts/bench builds first and runs this. Usage: node scripts/bench.js [--no-paper]
+// scripts/bench builds first (the product builds for the page, the benchmark builds
+// pkg/bench-<variant> for the bare figures) and runs this. Usage: node scripts/bench.js
+// [--no-paper]
 // (about 30 min; 4 without the paper size)
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,7 +23,7 @@ const VARIANTS = ['scalar', 'simd128', 'relaxed-simd'];
 
 console.error('native Rust …');
 const native = JSON.parse(
-  execFileSync('cargo', ['run', '--quiet', '--release', '--bin', 'bench', '--', '--json', ...(paper ? [] : ['--quick'])], { encoding: 'utf8' }).trim(),
+  execFileSync('cargo', ['run', '--quiet', '--release', '--features', 'bench', '--bin', 'bench', '--', '--json', ...(paper ? [] : ['--quick'])], { encoding: 'utf8' }).trim(),
 );
 const PYTHON = 'target/torch-venv/bin/python';
 const python = existsSync(PYTHON) ? PYTHON : undefined;

@@ -4,7 +4,8 @@
 // (V8 inlines small wasm functions into their callers, so a kernel may count under its
 // caller; the trainer's construction and first evaluation, a few per cent, are in the
 // sample too). Usage: node scripts/profile.js [BUILD] [PRESET] [STEPS]   (BUILD: a directory of
-// pkg/, default relaxed-simd; PRESET default easy, the paper size; scripts/build first)
+// pkg/, default relaxed-simd, read as its bench build pkg/bench-relaxed-simd; PRESET default
+// easy, the paper size; scripts/build --bench first)
 import { startServer, launch } from '../tests/e2e/harness.js';
 
 const [build = 'relaxed-simd', preset = 'easy', steps = '5'] = process.argv.slice(2);

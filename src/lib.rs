@@ -11,5 +11,5 @@ pub mod tasks;
 pub mod train;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", feature = "bench"))]
 pub mod wasm_bench;

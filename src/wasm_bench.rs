@@ -1,6 +1,6 @@
-//! The benchmark page's entry points (`bench/wasm-bench.html`, `bench/ab.html`): this
-//! build's gemm, multiply-add peak, micro-kernel and training step, timed inside wasm. The
-//! page itself never calls them.
+//! The benchmark pages' entry points (`bench/wasm-bench.html`, `bench/ab.html`): this
+//! build's gemm, multiply-add peak, micro-kernel and training step, timed inside wasm. Only
+//! in the bench builds (the `bench` feature, `scripts/build --bench`): the product has none.
 
 use crate::config::Config;
 use crate::train::Trainer;
@@ -135,12 +135,12 @@ pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
     Ok(times[times.len() / 2])
 }
 
-/// GFLOP/s of this build's micro-kernel alone ([`crate::kernels::blocked::micro_tile`]) on
+/// GFLOP/s of this build's micro-kernel alone ([`crate::kernels::micro_tile`]) on
 /// one pair of packed panels of depth `kc`, which stay in L1: the inner loop's own bound,
 /// without the packing and write-back of a gemm. Best of `reps` timings (for the benchmark
 /// page).
 #[wasm_bindgen(js_name = benchTile)]
 pub fn bench_tile(kc: usize, reps: u32) -> f64 {
-    let (flops, mut run) = crate::kernels::blocked::tile_bench(kc);
+    let (flops, mut run) = crate::kernels::tile_bench(kc);
     gflops(flops, reps, &mut run)
 }

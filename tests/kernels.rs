@@ -1,12 +1,13 @@
 //! The native gemm against the scalar reference and ndarray's `general_mat_mul` on sizes
-//! that are not multiples of any tile, every transpose and beta (the wasm builds run the
-//! same check in `tests/wasm.rs`).
+//! that are not multiples of any tile, every transpose and beta; and the dot-product kernel
+//! that the simd128 builds run for small `A·Bᵀ`, through its portable twin (the wasm builds
+//! run the same checks on their own kernels in `tests/wasm.rs`).
 
 mod common;
 
-use attention_playground::kernels::{ndarray_gemm, scalar};
+use attention_playground::kernels::{dot, scalar};
 use attention_playground::rng::Rng;
-use common::{check_gemm, GemmFn, ALL_GEMM_CASES};
+use common::{check_dot, check_gemm, ndarray_gemm, GemmFn, ALL_GEMM_CASES, DOT_SHAPES};
 
 const ORACLES: [(&str, GemmFn); 2] = [("scalar", scalar::gemm), ("ndarray", ndarray_gemm)];
 
@@ -27,6 +28,16 @@ fn gemm_matches_the_references_on_odd_sizes() {
     check_gemm(&mut rng, &big, &[(false, false, 0.0)], &ORACLES, "native");
 }
 
+#[test]
+fn the_dot_product_kernel_matches_the_references_through_its_portable_twin() {
+    let twin: (&str, GemmFn) = ("gemm_dot (portable lanes)", dot::gemm_dot::<dot::Portable>);
+    let mut rng = Rng::new(13, 0);
+    for oracle in ORACLES {
+        check_dot(&mut rng, &DOT_SHAPES, twin, oracle, 1e-6, "native");
+    }
+}
+
+#[cfg(feature = "bench")]
 #[test]
 fn the_flop_counter_counts_two_per_multiply_add() {
     use attention_playground::kernels::{flops, gemm, gemm_packed, Mat, MatMut, PackedB};

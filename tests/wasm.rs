@@ -1,16 +1,20 @@
 //! WebAssembly tests, run by wasm-bindgen-test-runner in Node and in headless Chromium, once
 //! per kernel build (scalar, simd128, relaxed-SIMD): the build's gemm equals the scalar
-//! reference on sizes that are not multiples of the vector width, and a run through the
-//! wasm facade matches the committed native reference run.
+//! reference on sizes that are not multiples of the vector width, so does its dot-product
+//! kernel (the simd128 builds: equal to its portable twin, bit for bit without relaxed-SIMD),
+//! and a run through the wasm facade matches the committed native reference run.
 #![cfg(target_arch = "wasm32")]
 
 mod common;
 
-use attention_playground::kernels::scalar;
+use attention_playground::kernels::{dot, scalar};
 use attention_playground::rng::Rng;
 use attention_playground::train::Evaluation;
 use attention_playground::wasm::{kernel_variant, WasmTrainer};
-use common::{check_gemm, reference_config, GemmFn, ALL_GEMM_CASES, LOSS_RTOL, REFERENCE_RUN};
+use common::{
+    check_dot, check_gemm, reference_config, GemmFn, ALL_GEMM_CASES, DOT_SHAPES, LOSS_RTOL,
+    REFERENCE_RUN,
+};
 use wasm_bindgen_test::*;
 
 #[wasm_bindgen_test]
@@ -28,14 +32,25 @@ fn gemm_matches_the_scalar_reference_on_odd_sizes() {
         (41, 41, 256),  // one sequence's attention scores at the paper size
         (41, 256, 41),  // its α·h
     ];
-    let oracles: [(&str, GemmFn); 1] = [("scalar", scalar::gemm)];
-    check_gemm(
-        &mut Rng::new(5, 0),
-        &shapes,
-        &ALL_GEMM_CASES,
-        &oracles,
-        &kernel_variant(),
-    );
+    let scalar: (&str, GemmFn) = ("scalar", scalar::gemm);
+    let build = kernel_variant();
+    let mut rng = Rng::new(5, 0);
+    check_gemm(&mut rng, &shapes, &ALL_GEMM_CASES, &[scalar], &build);
+    let twin: (&str, GemmFn) = ("gemm_dot (portable lanes)", dot::gemm_dot::<dot::Portable>);
+    check_dot(&mut rng, &DOT_SHAPES, twin, scalar, 1e-6, &build);
+    #[cfg(target_feature = "simd128")]
+    {
+        use attention_playground::kernels::simd128::Simd128;
+        let simd: (&str, GemmFn) = ("gemm_dot (simd128 lanes)", dot::gemm_dot::<Simd128>);
+        check_dot(&mut rng, &DOT_SHAPES, simd, scalar, 1e-6, &build);
+        // Unfused, the vector lanes and their twin add the same products in the same order.
+        let exact = if cfg!(target_feature = "relaxed-simd") {
+            1e-6
+        } else {
+            0.0
+        };
+        check_dot(&mut rng, &DOT_SHAPES, simd, twin, exact, &build);
+    }
 }
 
 #[wasm_bindgen_test]

@@ -1,19 +1,40 @@
 //! `bench`: prints a table of the native training step's speed (single-threaded) at the
 //! small preset and the paper size, and of the matrix kernel at the shapes the paper-size
-//! step uses, for the blocked kernel, ndarray's `general_mat_mul` and the scalar reference.
-//! Usage: `cargo run --release --bin bench [-- --quick] [-- --json]` (`--json`: one line
-//! for `scripts/bench.js`, the whole benchmark), or `… --bin bench -- --steps PRESET N`: the
-//! median ms of N training steps of PRESET alone, as the number on one line (for the rounds
-//! of `scripts/bench-interleaved.js`, which alternate it with the wasm step).
+//! step uses, for this build's gemm, ndarray's `general_mat_mul` and the scalar reference.
+//! Needs the `bench` feature. Usage: `cargo run --release --features bench --bin bench
+//! [-- --quick] [-- --json]` (`--json`: one line for `scripts/bench.js`, the whole
+//! benchmark), or `… --bin bench -- --steps PRESET N`: the median ms of N training steps of
+//! PRESET alone, as the number on one line (for the rounds of
+//! `scripts/bench-interleaved.js`, which alternate it with the wasm step).
 
 use attention_playground::config::Config;
-use attention_playground::kernels::{blocked, flops, ndarray_gemm, scalar, Mat, MatMut};
+use attention_playground::kernels::{flops, gemm, scalar, tile_bench, Mat, MatMut};
+use attention_playground::rng::Rng;
+use attention_playground::train::Trainer;
+use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
+use std::time::Instant;
 
 /// A gemm with the kernel API's signature.
 type GemmFn = fn(usize, usize, usize, Mat, Mat, f32, MatMut);
-use attention_playground::rng::Rng;
-use attention_playground::train::Trainer;
-use std::time::Instant;
+
+/// ndarray's `general_mat_mul` on the same strided operands: the benchmark's reference point.
+fn ndarray_gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
+    let extent = |r: usize, q: usize, rs: usize, cs: usize| (r - 1) * rs + (q - 1) * cs + 1;
+    let av = ArrayView2::from_shape(
+        (m, k).strides((a.rs, a.cs)),
+        &a.data[..extent(m, k, a.rs, a.cs)],
+    )
+    .unwrap();
+    let bv = ArrayView2::from_shape(
+        (k, n).strides((b.rs, b.cs)),
+        &b.data[..extent(k, n, b.rs, b.cs)],
+    )
+    .unwrap();
+    let len = extent(m, n, c.rs, c.cs);
+    let mut cv =
+        ArrayViewMut2::from_shape((m, n).strides((c.rs, c.cs)), &mut c.data[..len]).unwrap();
+    general_mat_mul(1.0, &av, &bv, beta, &mut cv);
+}
 
 /// Median of `reps` timings of `f`, in seconds, after one warm-up call.
 fn time(reps: usize, mut f: impl FnMut()) -> f64 {
@@ -126,7 +147,7 @@ fn main() {
                 }
             }) / inner as f64
         };
-        let tb_ = run(blocked::gemm);
+        let tb_ = run(gemm);
         let tn = run(ndarray_gemm);
         let ts = if flops < 1e9 {
             Some(time(1, || {
@@ -149,7 +170,7 @@ fn main() {
     let tiles: Vec<(usize, f64)> = [256, 41]
         .into_iter()
         .map(|kc| {
-            let (flops, mut run) = blocked::tile_bench(kc);
+            let (flops, mut run) = tile_bench(kc);
             let inner = ((2e9 / flops).ceil() as usize).max(1);
             let t = time(if quick { 3 } else { 7 }, || {
                 for _ in 0..inner {
@@ -214,7 +235,7 @@ fn main() {
     println!();
     println!("## matrix kernel, GFLOP/s (C = A·B, shapes and transposes of the paper-size step)");
     println!();
-    println!("| shape m×k·k×n | where | blocked | ndarray | scalar | blocked / ndarray |");
+    println!("| shape m×k·k×n | where | gemm | ndarray | scalar | gemm / ndarray |");
     println!("|---|---|---:|---:|---:|---:|");
     for (m, k, n, what, g, gn, gs) in kernels {
         let gs = gs.map_or("–".to_string(), |g| format!("{g:.1}"));

@@ -1,10 +1,11 @@
-//! The fast `gemm`: B and A are packed into panels (thread-local buffers made once, so a
-//! call allocates nothing) and a register-blocked MR×NR micro-kernel runs over them; the
-//! loop nest is the classic one (Goto & van de Geijn; BLIS). The micro-kernels are chosen by
-//! target: portable Rust (auto-vectorised natively, with an AVX2+FMA build picked at run
-//! time on x86_64), or the explicit wasm `simd128` / relaxed-SIMD ones of `simd128.rs`.
+//! The blocked `gemm` loop nest, generic over the micro-kernel: B and A are packed into
+//! panels (thread-local buffers made once, so a call allocates nothing) and a
+//! register-blocked MR×NR micro-kernel runs over them; the loop nest is the classic one
+//! (Goto & van de Geijn; BLIS). Also [`PackedB`], a B packed once for many products. The
+//! kernels are `tile.rs` and `simd128.rs`; which one runs is chosen in `mod.rs`.
 
-use super::{Mat, MatMut};
+use super::mat::{Mat, MatMut};
+use super::tile::{MicroKernel, MAX_TILE};
 use std::cell::RefCell;
 
 /// Depth of one packed block.
@@ -13,61 +14,10 @@ const KC: usize = 256;
 const MC: usize = 64;
 /// Columns of B packed at once (a multiple of every NR).
 const NC: usize = 1024;
-/// The largest micro-tile, MR·NR.
-pub const MAX_TILE: usize = 64;
-
-/// A register-blocked micro-kernel: `out` (MR, NR) = A_panel (kc, MR)ᵀ-packed · B_panel
-/// (kc, NR)-packed, i.e. `out[i][j] = Σ_p a[p·MR + i] · b[p·NR + j]`.
-pub trait MicroKernel {
-    const MR: usize;
-    const NR: usize;
-    fn tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]);
-    /// The first `rows` (≤ MR) rows of [`MicroKernel::tile`]'s `out`: a kernel may have a
-    /// faster one for the last rows of a product. By default the whole tile.
-    #[inline(always)]
-    fn tile_rows(rows: usize, kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
-        let _ = rows;
-        Self::tile(kc, a, b, out)
-    }
-}
-
-/// Portable micro-kernel of 4 rows and `NR` columns; `FMA` uses `mul_add` (only where the
-/// target has a fused multiply-add instruction, else it would call a slow library routine).
-pub struct Portable<const NR: usize, const FMA: bool>;
-
-impl<const NR: usize, const FMA: bool> MicroKernel for Portable<NR, FMA> {
-    const MR: usize = 4;
-    const NR: usize = NR;
-    #[inline(always)]
-    fn tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
-        let mut acc = [[0.0f32; NR]; 4];
-        for (ap, bp) in a.chunks_exact(4).zip(b.chunks_exact(NR)).take(kc) {
-            for i in 0..4 {
-                let ai = ap[i];
-                for j in 0..NR {
-                    acc[i][j] = if FMA {
-                        ai.mul_add(bp[j], acc[i][j])
-                    } else {
-                        acc[i][j] + ai * bp[j]
-                    };
-                }
-            }
-        }
-        for i in 0..4 {
-            out[i * NR..(i + 1) * NR].copy_from_slice(&acc[i]);
-        }
-    }
-}
 
 thread_local! {
     /// (packed A: (MC/MR, KC, MR), packed B: (NC/NR, KC, NR)), allocated on first use.
     static PACKS: RefCell<(Vec<f32>, Vec<f32>)> = const { RefCell::new((Vec::new(), Vec::new())) };
-}
-
-/// C (m×n) = A (m×k) · B (k×n) + beta·C, with `beta == 0` ignoring the old C, on the best
-/// micro-kernel of this build.
-pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
-    gemm_from(m, n, k, a, BSource::Strided(b), beta, c);
 }
 
 /// Where the loop nest gets B: a strided matrix it packs block by block, or a [`PackedB`].
@@ -113,7 +63,8 @@ fn b_blocks(k: usize, n: usize, nr: usize) -> impl Iterator<Item = BBlock> {
 
 /// A B operand packed once for many products (a weight that every step of a recurrence
 /// multiplies): the panels of every (NC, KC) block in the order the loop nest reads them.
-/// Its layout belongs to this build's micro-kernel, so it is only read by [`gemm_packed`].
+/// Its layout belongs to one micro-kernel's NR: `kernels::PackedB::new` and `pack` (in
+/// `mod.rs`) make it for this build's kernel, and only that kernel's loop nest reads it.
 #[derive(Clone, Debug)]
 pub struct PackedB {
     pub k: usize,
@@ -123,9 +74,10 @@ pub struct PackedB {
 }
 
 impl PackedB {
-    /// Room for a (k, n) operand; fill it with [`PackedB::pack`].
-    pub fn new(k: usize, n: usize) -> PackedB {
-        let nr = kernel_nr();
+    /// Room for a (k, n) operand in panels of `K::NR` columns; fill it with
+    /// [`PackedB::pack_for`].
+    pub fn new_for<K: MicroKernel>(k: usize, n: usize) -> PackedB {
+        let nr = K::NR;
         PackedB {
             k,
             n,
@@ -134,109 +86,24 @@ impl PackedB {
         }
     }
 
-    /// Packs `b` (k, n), reusing the buffer.
-    pub fn pack(&mut self, b: Mat) {
+    /// Packs `b` (k, n) for micro-kernel `K`, reusing the buffer.
+    pub fn pack_for<K: MicroKernel>(&mut self, b: Mat) {
+        assert_eq!(self.nr, K::NR, "B packed for another micro-kernel");
         for blk in b_blocks(self.k, self.n, self.nr) {
             let dst = &mut self.data[blk.off..blk.off + blk.len];
-            pack_b(blk.kc, blk.nc, self.nr, b, blk.pc, blk.jc, dst);
+            pack_b::<K>(blk.kc, blk.nc, self.nr, b, blk.pc, blk.jc, dst);
         }
+    }
+
+    /// The loop nest's view of it.
+    pub fn source(&self) -> BSource<'_> {
+        BSource::Packed(&self.data, self.nr)
     }
 }
 
-/// [`gemm`] with B already packed: C (m×n) = A (m×k) · B + beta·C.
-pub fn gemm_packed(m: usize, a: Mat, b: &PackedB, beta: f32, c: MatMut) {
-    gemm_from(m, b.n, b.k, a, BSource::Packed(&b.data, b.nr), beta, c);
-}
-
-/// NR of the micro-kernel [`gemm`] uses on this machine.
-fn kernel_nr() -> usize {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return <super::simd128::Simd128 as MicroKernel>::NR;
-    #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
-    return 4;
-    #[cfg(not(target_arch = "wasm32"))]
-    return 16; // both x86-64 kernels and the portable fallback
-}
-
-/// The (MR, NR) of the micro-kernel [`gemm`] uses on this machine.
-pub fn kernel_shape() -> (usize, usize) {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    return (<super::simd128::Simd128 as MicroKernel>::MR, kernel_nr());
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    return (4, kernel_nr());
-}
-
-/// One call of the micro-kernel [`gemm`] uses on this machine, on packed panels `a` (kc,
-/// MR) and `b` (kc, NR) of [`kernel_shape`]: the benchmark's measure of the inner loop alone,
-/// without packing or write-back. Its choice of kernel repeats the one [`gemm`] makes: one shared
-/// dispatch (a job type run by one function) made the native step measurably slower.
-pub fn micro_tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
-    #[cfg(target_arch = "x86_64")]
-    {
-        if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma")
-        {
-            // SAFETY: the CPU has just been checked for AVX2 and FMA.
-            unsafe { tile_avx2_fma(kc, a, b, out) };
-            return;
-        }
-        Portable::<16, false>::tile(kc, a, b, out);
-    }
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    super::simd128::Simd128::tile(kc, a, b, out);
-    #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
-    Portable::<4, false>::tile(kc, a, b, out);
-    #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
-    Portable::<16, false>::tile(kc, a, b, out);
-}
-
-/// The portable 4×16 tile compiled for AVX2 with fused multiply-add ([`micro_tile`]).
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-unsafe fn tile_avx2_fma(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
-    Portable::<16, true>::tile(kc, a, b, out);
-}
-
-/// For the benchmarks: the flops of one [`micro_tile`] call of depth `kc` and a closure making
-/// it on fixed packed panels (its result kept, so that the call is not dropped).
-pub fn tile_bench(kc: usize) -> (f64, impl FnMut()) {
-    let (mr, nr) = kernel_shape();
-    let a: Vec<f32> = (0..kc * mr).map(|i| (i % 7) as f32 * 0.01).collect();
-    let b: Vec<f32> = (0..kc * nr).map(|i| (i % 5) as f32 * 0.01).collect();
-    let mut out = [0.0f32; MAX_TILE];
-    let run = move || {
-        micro_tile(kc, &a, &b, &mut out);
-        std::hint::black_box(&out);
-    };
-    (2.0 * (mr * nr * kc) as f64, run)
-}
-
-fn gemm_from(m: usize, n: usize, k: usize, a: Mat, b: BSource, beta: f32, c: MatMut) {
-    with_packs(|ap, bp| {
-        #[cfg(target_arch = "x86_64")]
-        {
-            if std::arch::is_x86_feature_detected!("avx2")
-                && std::arch::is_x86_feature_detected!("fma")
-            {
-                // SAFETY: the CPU has just been checked for AVX2 and FMA.
-                unsafe { gemm_avx2_fma(m, n, k, a, b, beta, c, ap, bp) };
-                return;
-            }
-            gemm_with::<Portable<16, false>>(m, n, k, a, b, beta, c, ap, bp);
-        }
-        #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-        gemm_with::<super::simd128::Simd128>(m, n, k, a, b, beta, c, ap, bp);
-        #[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
-        gemm_with::<Portable<4, false>>(m, n, k, a, b, beta, c, ap, bp);
-        #[cfg(not(any(target_arch = "x86_64", target_arch = "wasm32")))]
-        gemm_with::<Portable<16, false>>(m, n, k, a, b, beta, c, ap, bp);
-    });
-}
-
-/// Runs `f` with this thread's packing buffers.
-fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
+/// Runs `f` with this thread's packing buffers `ap` (MC·KC) and `bp` (NC·KC), made on first
+/// use.
+pub fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
     PACKS.with(|cell| {
         let mut packs = cell.borrow_mut();
         let (ap, bp) = &mut *packs;
@@ -246,27 +113,6 @@ fn with_packs<R>(f: impl FnOnce(&mut [f32], &mut [f32]) -> R) -> R {
         }
         f(ap, bp)
     })
-}
-
-/// [`gemm_with`] on the portable 4×16 kernel, compiled for AVX2 with fused multiply-add.
-///
-/// # Safety
-/// The CPU must support AVX2 and FMA.
-#[cfg(target_arch = "x86_64")]
-#[target_feature(enable = "avx2,fma")]
-#[allow(clippy::too_many_arguments)]
-unsafe fn gemm_avx2_fma(
-    m: usize,
-    n: usize,
-    k: usize,
-    a: Mat,
-    b: BSource,
-    beta: f32,
-    c: MatMut,
-    ap: &mut [f32],
-    bp: &mut [f32],
-) {
-    gemm_with::<Portable<16, true>>(m, n, k, a, b, beta, c, ap, bp);
 }
 
 /// The blocked loop nest around micro-kernel `K`; `ap` (MC·KC) and `bp` (NC·KC) are the packing
@@ -317,17 +163,14 @@ pub fn gemm_with<K: MicroKernel>(
             // One block of rows (a sequence's products, 41 rows at the paper size): the
             // packing is a large share of the call, and B's rows may be far apart (a
             // sequence's rows of an (L, B, H) buffer, 128 KB in the paper-size step: dctx and
-            // q in the attention's backward pass), so it goes row by row. Measured at α·h
-            // when its h was so laid out (before the encoder outputs were kept (B, L, H)):
-            // +36% (median of 12 alternating rounds; panel by panel, 23.4 GFLOP/s). Not for
-            // every B: at dgates·W_hh (1024 rows, depth 256) row by row measured 7% slower at
-            // best in two runs.
+            // q in the attention's backward pass), so it goes row by row. Larger products
+            // (dgates·W_hh, 1024 rows) pack panel by panel, which is faster for them.
             BSource::Strided(b) if m <= MC => {
-                pack_b_by_rows(kc, nc, nr, b, pc, jc, bp);
+                pack_b_by_rows::<K>(kc, nc, nr, b, pc, jc, bp);
                 bp
             }
             BSource::Strided(b) => {
-                pack_b(kc, nc, nr, b, pc, jc, bp);
+                pack_b::<K>(kc, nc, nr, b, pc, jc, bp);
                 bp
             }
             BSource::Packed(p, packed_nr) => {
@@ -339,7 +182,7 @@ pub fn gemm_with<K: MicroKernel>(
         let beta_here = if pc == 0 { beta } else { 1.0 };
         for ic in (0..m).step_by(MC) {
             let mc = MC.min(m - ic);
-            pack_a(mc, kc, mr, a, ic, pc, ap);
+            pack_a::<K>(mc, kc, mr, a, ic, pc, ap);
             for jr in (0..nc).step_by(nr) {
                 let nr_here = nr.min(nc - jr);
                 let b_panel = &bp[(jr / nr) * kc * nr..(jr / nr + 1) * kc * nr];
@@ -384,11 +227,19 @@ pub fn gemm_with<K: MicroKernel>(
 
 /// Packs B[pc..pc+kc, jc..jc+nc] as panels of `nr` columns: (nc/nr, kc, nr), zero-padded.
 #[inline(always)]
-fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
+fn pack_b<K: MicroKernel>(
+    kc: usize,
+    nc: usize,
+    nr: usize,
+    b: Mat,
+    pc: usize,
+    jc: usize,
+    bp: &mut [f32],
+) {
     for (panel, jr) in (0..nc).step_by(nr).enumerate() {
         let dst = &mut bp[panel * kc * nr..(panel + 1) * kc * nr];
         let at = pc * b.rs + (jc + jr) * b.cs;
-        pack_panel(dst, b.data, at, b.rs, b.cs, nr, nr.min(nc - jr), kc);
+        pack_panel::<K>(dst, b.data, at, b.rs, b.cs, nr, nr.min(nc - jr), kc);
     }
 }
 
@@ -399,9 +250,17 @@ fn pack_b(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mu
 /// the time the next panel wants the rest of it. (Eight, not all: the panels written per
 /// row are `kc·nr` floats apart, 8 KB at full depth, and share a set in turn.)
 #[inline(always)]
-fn pack_b_by_rows(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize, bp: &mut [f32]) {
+fn pack_b_by_rows<K: MicroKernel>(
+    kc: usize,
+    nc: usize,
+    nr: usize,
+    b: Mat,
+    pc: usize,
+    jc: usize,
+    bp: &mut [f32],
+) {
     if b.cs != 1 {
-        pack_b(kc, nc, nr, b, pc, jc, bp);
+        pack_b::<K>(kc, nc, nr, b, pc, jc, bp);
         return;
     }
     let (full, rest) = (nc / nr, nc % nr);
@@ -430,17 +289,25 @@ fn pack_b_by_rows(kc: usize, nc: usize, nr: usize, b: Mat, pc: usize, jc: usize,
     if rest > 0 {
         // The last panel, `rest` columns wide.
         let last = &mut dst[full * kc * nr..];
-        pack_panel(last, b.data, start + full * nr, b.rs, 1, nr, rest, kc);
+        pack_panel::<K>(last, b.data, start + full * nr, b.rs, 1, nr, rest, kc);
     }
 }
 
 /// Packs A[ic..ic+mc, pc..pc+kc] as panels of `mr` rows: (mc/mr, kc, mr), zero-padded.
 #[inline(always)]
-fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mut [f32]) {
+fn pack_a<K: MicroKernel>(
+    mc: usize,
+    kc: usize,
+    mr: usize,
+    a: Mat,
+    ic: usize,
+    pc: usize,
+    ap: &mut [f32],
+) {
     for (panel, ir) in (0..mc).step_by(mr).enumerate() {
         let dst = &mut ap[panel * kc * mr..(panel + 1) * kc * mr];
         let at = (ic + ir) * a.rs + pc * a.cs;
-        pack_panel(dst, a.data, at, a.cs, a.rs, mr, mr.min(mc - ir), kc);
+        pack_panel::<K>(dst, a.data, at, a.cs, a.rs, mr, mr.min(mc - ir), kc);
     }
 }
 
@@ -450,7 +317,7 @@ fn pack_a(mc: usize, kc: usize, mr: usize, a: Mat, ic: usize, pc: usize, ap: &mu
 /// contiguous streams when `step_p == 1` (a row-major A, or a weight read as `Wᵀ`).
 #[inline(always)]
 #[allow(clippy::too_many_arguments)]
-fn pack_panel(
+fn pack_panel<K: MicroKernel>(
     dst: &mut [f32],
     src: &[f32],
     at: usize,
@@ -481,7 +348,7 @@ fn pack_panel(
             d[..count].copy_from_slice(&src[at + p * step_p..][..count]);
         }
     } else if step_p == 1 {
-        interleave(dst, &src[at..], step_q, w, count, kc);
+        interleave::<K>(dst, &src[at..], step_q, w, count, kc);
     } else {
         for (p, d) in dst.chunks_exact_mut(w).enumerate() {
             for (q, x) in d[..count].iter_mut().enumerate() {
@@ -493,17 +360,19 @@ fn pack_panel(
 }
 
 /// `dst[p·w + q] = src[q·ld + p]` for p < kc, q < count: `count` streams of `kc` floats,
-/// `ld` apart, interleaved into a panel of width `w`. The caller checked the bounds.
+/// `ld` apart, interleaved into a panel of width `w`: the kernel's own interleave
+/// ([`MicroKernel::interleave_head`]) first, then element by element. The caller checked the
+/// bounds.
 #[inline(always)]
-fn interleave(dst: &mut [f32], src: &[f32], ld: usize, w: usize, count: usize, kc: usize) {
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    let p0 = if count == w && w.is_multiple_of(4) {
-        super::simd128::interleave4(dst, src, ld, w, kc)
-    } else {
-        0
-    };
-    #[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
-    let p0 = 0;
+fn interleave<K: MicroKernel>(
+    dst: &mut [f32],
+    src: &[f32],
+    ld: usize,
+    w: usize,
+    count: usize,
+    kc: usize,
+) {
+    let p0 = K::interleave_head(dst, src, ld, w, count, kc);
     for p in p0..kc {
         for q in 0..count {
             // SAFETY: q·ld + p ≤ (count−1)·ld + kc−1, which the caller asserted is in `src`;

@@ -1,139 +1,219 @@
 //! The kernel API every matrix product of the model goes through: one strided `gemm` plus
 //! the three shapes the model uses (`A·B`, `A·Bᵀ`, `Aᵀ·B`), and the row-wise loops (bias,
-//! softmax). `blocked.rs` is the fast gemm; `scalar.rs` the reference, the test oracle.
-//! Only the kernels live here: what to multiply is the model's business.
+//! softmax); and the one place that picks, by target, the kernels a build runs. The kernels
+//! themselves live in the leaf modules below; `scalar.rs` is the reference, the test oracle.
+//! What to multiply is the model's business.
+//!
+//! Modules (each imports only those listed before it, never this file):
+//! `mat` (the strided views), `tile` (the micro-kernel contract and the portable kernel),
+//! `dot` (the dot-product kernel's tiling and its portable lanes), `blocked` (the loop nest
+//! and packing), `simd128` (the wasm vector kernels), `scalar`, `math`; with the `bench`
+//! feature, `bench` (FLOP counter, micro-kernel timing) and `peak` (the multiply-add peak).
 
+#[cfg(feature = "bench")]
+pub mod bench;
 pub mod blocked;
+pub mod dot;
+pub mod mat;
 pub mod math;
+#[cfg(feature = "bench")]
 pub mod peak;
 pub mod scalar;
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 pub mod simd128;
+pub mod tile;
 
+#[cfg(feature = "bench")]
+pub use bench::flops;
+use blocked::BSource;
 pub use blocked::PackedB;
-use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
-use std::cell::Cell;
+pub use mat::{Mat, MatMut};
+use tile::MicroKernel;
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+use tile::Portable;
+#[cfg(feature = "bench")]
+use tile::MAX_TILE;
 
-thread_local! {
-    /// Floating-point operations (two per multiply-add) of the products this thread has
-    /// asked of [`gemm`] and [`gemm_packed`]: what a training step needs of the kernels.
-    static FLOPS: Cell<u64> = const { Cell::new(0) };
+// The dispatch point: everything below up to `gemm` is the one place where the target
+// decides which kernels run.
+
+/// The micro-kernel of this build's blocked gemm. On x86_64 [`with_kernel`] runs the same
+/// portable kernel compiled for AVX2 with fused multiply-add instead, where the CPU has them.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type Kernel = simd128::Simd128;
+#[cfg(all(target_arch = "wasm32", not(target_feature = "simd128")))]
+type Kernel = Portable<4, false>;
+#[cfg(not(target_arch = "wasm32"))]
+type Kernel = Portable<16, false>;
+
+/// Whether [`gemm`] runs small `A·Bᵀ` products on the dot-product kernel ([`dot::gemm_dot`])
+/// with the lanes [`Dot`]: in the simd128 builds. Elsewhere the blocked kernel is the
+/// faster one, and the portable lanes are only the test's twin of the vector ones.
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+const DOT: bool = true;
+#[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+type Dot = simd128::Simd128;
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+const DOT: bool = false;
+#[cfg(not(all(target_arch = "wasm32", target_feature = "simd128")))]
+type Dot = dot::Portable;
+
+/// The AVX2 kernel packs B as [`Kernel`] does, so that one [`PackedB`] serves both.
+#[cfg(target_arch = "x86_64")]
+const _: () = assert!(
+    <Portable<16, true> as MicroKernel>::NR == <Kernel as MicroKernel>::NR
+        && <Portable<16, true> as MicroKernel>::MR == <Kernel as MicroKernel>::MR
+);
+
+/// Work generic over the micro-kernel, which [`with_kernel`] runs on this build's: static
+/// dispatch, each kernel's code monomorphised (and `#[inline(always)]` into its caller).
+trait KernelJob {
+    type Out;
+    fn run<K: MicroKernel>(self) -> Self::Out;
 }
 
-/// The floating-point operations of every product this thread has run so far: the
-/// difference across a training step is the arithmetic its products need, which at a
-/// build's multiply-add peak sets the least time the step can take.
-pub fn flops() -> u64 {
-    FLOPS.with(Cell::get)
-}
-
-/// Counts the `2·m·n·k` operations of one product into [`flops`].
-fn count_flops(m: usize, n: usize, k: usize) {
-    FLOPS.with(|f| f.set(f.get() + 2 * (m * n * k) as u64));
-}
-
-/// A read-only strided matrix: element (i, j) is `data[i * rs + j * cs]`.
-#[derive(Clone, Copy)]
-pub struct Mat<'a> {
-    pub data: &'a [f32],
-    pub rs: usize,
-    pub cs: usize,
-}
-
-/// A writable strided matrix, laid out as [`Mat`].
-pub struct MatMut<'a> {
-    pub data: &'a mut [f32],
-    pub rs: usize,
-    pub cs: usize,
-}
-
-impl<'a> Mat<'a> {
-    /// Row-major with leading dimension `ld` (row stride).
-    pub fn rows(data: &'a [f32], ld: usize) -> Mat<'a> {
-        Mat {
-            data,
-            rs: ld,
-            cs: 1,
-        }
+/// Runs `job` on this build's micro-kernel: [`Kernel`], or on x86_64 with AVX2 and FMA (a
+/// run-time check, cached by the standard library) the portable kernel built for them.
+#[inline(always)]
+fn with_kernel<J: KernelJob>(job: J) -> J::Out {
+    #[cfg(target_arch = "x86_64")]
+    if std::arch::is_x86_feature_detected!("avx2") && std::arch::is_x86_feature_detected!("fma") {
+        // SAFETY: the CPU has just been checked for AVX2 and FMA.
+        return unsafe { run_avx2_fma(job) };
     }
-    /// The transpose of a row-major matrix with leading dimension `ld`.
-    pub fn rows_t(data: &'a [f32], ld: usize) -> Mat<'a> {
-        Mat {
-            data,
-            rs: 1,
-            cs: ld,
-        }
-    }
-    /// A `rows × cols` operand stored densely: row-major, or when `transposed` the
-    /// transpose of a row-major `cols × rows` matrix.
-    pub fn dense(data: &'a [f32], rows: usize, cols: usize, transposed: bool) -> Mat<'a> {
-        Mat::spaced(data, rows, cols, transposed, 1)
-    }
-    /// [`Mat::dense`] with the stored rows `apart` times their length apart: one sequence's
-    /// rows of an (L, B, H) buffer are `B·H` apart (`apart = B`). `data` holds
-    /// `rows·cols·apart` floats.
-    pub fn spaced(
-        data: &'a [f32],
-        rows: usize,
-        cols: usize,
-        transposed: bool,
-        apart: usize,
-    ) -> Mat<'a> {
-        if transposed {
-            Mat::rows_t(data, rows * apart)
-        } else {
-            Mat::rows(data, cols * apart)
-        }
+    job.run::<Kernel>()
+}
+
+/// `job` on the portable 4×16 kernel with fused multiply-adds, compiled for AVX2 and FMA.
+///
+/// # Safety
+/// The CPU must support AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+#[target_feature(enable = "avx2,fma")]
+unsafe fn run_avx2_fma<J: KernelJob>(job: J) -> J::Out {
+    job.run::<Portable<16, true>>()
+}
+
+/// One blocked gemm ([`blocked::gemm_with`]) as a [`KernelJob`].
+struct GemmJob<'a, 'p> {
+    m: usize,
+    n: usize,
+    k: usize,
+    a: Mat<'a>,
+    b: BSource<'a>,
+    beta: f32,
+    c: MatMut<'a>,
+    ap: &'p mut [f32],
+    bp: &'p mut [f32],
+}
+
+impl KernelJob for GemmJob<'_, '_> {
+    type Out = ();
+    #[inline(always)]
+    fn run<K: MicroKernel>(self) {
+        let GemmJob {
+            m,
+            n,
+            k,
+            a,
+            b,
+            beta,
+            c,
+            ap,
+            bp,
+        } = self;
+        blocked::gemm_with::<K>(m, n, k, a, b, beta, c, ap, bp);
     }
 }
 
-impl<'a> MatMut<'a> {
-    pub fn rows(data: &'a mut [f32], ld: usize) -> MatMut<'a> {
-        MatMut {
-            data,
-            rs: ld,
-            cs: 1,
-        }
-    }
+/// The blocked gemm on this build's micro-kernel, with this thread's packing buffers.
+fn gemm_from(m: usize, n: usize, k: usize, a: Mat, b: BSource, beta: f32, c: MatMut) {
+    blocked::with_packs(|ap, bp| {
+        with_kernel(GemmJob {
+            m,
+            n,
+            k,
+            a,
+            b,
+            beta,
+            c,
+            ap,
+            bp,
+        })
+    });
 }
 
 /// C (m×n) = A (m×k) · B (k×n) + beta · C. With `beta == 0` the old C is ignored (NaN-safe).
 /// Allocates nothing (its packing buffers are per thread, made on first use).
 pub fn gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
-    count_flops(m, n, k);
+    #[cfg(feature = "bench")]
+    bench::count_flops(m, n, k);
     // Small `A·Bᵀ` products whose operands both run along the depth: dot products, unpacked.
-    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
-    if a.cs == 1 && b.rs == 1 && c.cs == 1 && simd128::dot_pays(m, n) {
-        simd128::gemm_dot(m, n, k, a, b, beta, c);
+    if DOT && a.cs == 1 && b.rs == 1 && c.cs == 1 && dot::pays(m, n, Kernel::MR, Kernel::NR) {
+        dot::gemm_dot::<Dot>(m, n, k, a, b, beta, c);
         return;
     }
-    blocked::gemm(m, n, k, a, b, beta, c);
+    gemm_from(m, n, k, a, BSource::Strided(b), beta, c);
 }
 
 /// [`gemm`] with B already packed: C (m×n) = A (m×k) · B + beta·C.
 pub fn gemm_packed(m: usize, a: Mat, b: &PackedB, beta: f32, c: MatMut) {
-    count_flops(m, b.n, b.k);
-    blocked::gemm_packed(m, a, b, beta, c);
+    #[cfg(feature = "bench")]
+    bench::count_flops(m, b.n, b.k);
+    gemm_from(m, b.n, b.k, a, b.source(), beta, c);
 }
 
-/// ndarray's `general_mat_mul` on the same strided operands: a second, independent oracle
-/// for the tests and the benchmark's reference point. (It allocates: not for the model.)
-pub fn ndarray_gemm(m: usize, n: usize, k: usize, a: Mat, b: Mat, beta: f32, c: MatMut) {
-    let extent = |r: usize, q: usize, rs: usize, cs: usize| (r - 1) * rs + (q - 1) * cs + 1;
-    let av = ArrayView2::from_shape(
-        (m, k).strides((a.rs, a.cs)),
-        &a.data[..extent(m, k, a.rs, a.cs)],
-    )
-    .unwrap();
-    let bv = ArrayView2::from_shape(
-        (k, n).strides((b.rs, b.cs)),
-        &b.data[..extent(k, n, b.rs, b.cs)],
-    )
-    .unwrap();
-    let len = extent(m, n, c.rs, c.cs);
-    let mut cv =
-        ArrayViewMut2::from_shape((m, n).strides((c.rs, c.cs)), &mut c.data[..len]).unwrap();
-    general_mat_mul(1.0, &av, &bv, beta, &mut cv);
+impl PackedB {
+    /// Room for a (k, n) operand in the layout of this build's micro-kernel; fill it with
+    /// [`PackedB::pack`].
+    pub fn new(k: usize, n: usize) -> PackedB {
+        PackedB::new_for::<Kernel>(k, n)
+    }
+
+    /// Packs `b` (k, n), reusing the buffer.
+    pub fn pack(&mut self, b: Mat) {
+        self.pack_for::<Kernel>(b);
+    }
+}
+
+/// One call of the micro-kernel [`gemm`] uses on this machine ([`MicroKernel::tile`]) as a
+/// [`KernelJob`].
+#[cfg(feature = "bench")]
+struct TileJob<'a> {
+    kc: usize,
+    a: &'a [f32],
+    b: &'a [f32],
+    out: &'a mut [f32; MAX_TILE],
+}
+
+#[cfg(feature = "bench")]
+impl KernelJob for TileJob<'_> {
+    type Out = ();
+    #[inline(always)]
+    fn run<K: MicroKernel>(self) {
+        let TileJob { kc, a, b, out } = self;
+        K::tile(kc, a, b, out);
+    }
+}
+
+/// The (MR, NR) of the micro-kernel [`gemm`] uses on this machine (for the benchmarks).
+#[cfg(feature = "bench")]
+pub fn kernel_shape() -> (usize, usize) {
+    (Kernel::MR, Kernel::NR)
+}
+
+/// One call of the micro-kernel [`gemm`] uses on this machine, on packed panels `a` (kc,
+/// MR) and `b` (kc, NR) of [`kernel_shape`] (for the benchmarks).
+#[cfg(feature = "bench")]
+pub fn micro_tile(kc: usize, a: &[f32], b: &[f32], out: &mut [f32; MAX_TILE]) {
+    with_kernel(TileJob { kc, a, b, out });
+}
+
+/// For the benchmarks: the flops of one [`micro_tile`] call of depth `kc` and a closure
+/// making it on fixed packed panels ([`bench::tile_bench`]).
+#[cfg(feature = "bench")]
+pub fn tile_bench(kc: usize) -> (f64, impl FnMut()) {
+    bench::tile_bench(kc, kernel_shape(), micro_tile)
 }
 
 /// C (m×n) = A (m×k, row-major, ld `lda`) · Bᵀ where B is (n×k, row-major, ld `ldb`) + beta·C.

@@ -1,6 +1,7 @@
 //! The multiply-add peak of this build: `CHAINS` independent accumulators, each updated as
 //! `acc = acc·m + c` (fused where the build has relaxed-SIMD), so nothing but the arithmetic
-//! units bounds the loop. The benchmark divides the gemm's GFLOP/s by this figure.
+//! units bounds the loop. The benchmark divides the gemm's GFLOP/s by this figure (the
+//! `bench` feature only).
 
 /// Floating-point operations per call of [`madd_loop`] with `iters` iterations.
 pub fn flops(iters: usize) -> f64 {

@@ -1,7 +1,7 @@
 //! The scalar reference kernels: the plainest loops that compute the kernel API's results.
-//! They are the test oracle for every faster kernel and the fallback where none applies.
+//! They are the test oracle for every faster kernel.
 
-use super::{Mat, MatMut};
+use super::mat::{Mat, MatMut};
 
 /// C (m×n) = A (m×k) · B (k×n) + beta · C, accumulated in f32 in the order k = 0, 1, ….
 /// With `beta == 0` the old C is ignored.
