@@ -6,7 +6,7 @@
 // Usage: node scripts/bench-page.js [--no-paper | --workers] (`--workers`: only the paper
 // size's one against two workers, about 3 minutes)
 import { pathToFileURL } from 'node:url';
-import { startServer, launch } from '../tests/e2e/harness.js';
+import { startServer, launch, shownRun } from '../tests/e2e/harness.js';
 
 /** @typedef {{ steps: number, dt: number, fps: number, worstGap: number, variant: string | null, workers: string | null, stepsPerSecond: number, rounds?: number[] }} PageRun */
 
@@ -17,11 +17,11 @@ import { startServer, launch } from '../tests/e2e/harness.js';
 export async function startTraining(context, url, query, preset) {
   const page = await context.newPage();
   await page.goto(url + query);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(page);
   await page.waitForFunction(() => document.querySelectorAll('#preset option').length > 2);
   if (preset !== 'small-easy') {
     await page.selectOption('#preset', preset);
-    await page.waitForFunction((p) => /** @type {any} */ (window).__ap.ui.latest.config.vocab === (p === 'easy' ? 60 : 30), preset);
+    await page.waitForFunction((p) => /** @type {any} */ (window).__ap.shown()?.config.vocab === (p === 'easy' ? 60 : 30), preset);
   }
   await page.waitForTimeout(preset === 'easy' ? 3000 : 500); // helpers start
   await page.selectOption('#speed', '1000');
@@ -30,14 +30,12 @@ export async function startTraining(context, url, query, preset) {
   return page;
 }
 
-/** Trains the page at full speed (startTraining) for `seconds`, and returns the steps per
- * second measured from the step counter, and the frame intervals.
- * @param {import('playwright-core').BrowserContext} context @param {string} url
- * @param {string} query @param {string} preset @param {number} seconds @returns {Promise<PageRun>} */
-async function run(context, url, query, preset, seconds) {
-  const page = await startTraining(context, url, query, preset);
-  const result = await page.evaluate(async (ms) => {
-    const stepNow = () => /** @type {any} */ (window).__ap.ui.latest.step;
+/** Steps per second of a page that trains, read off its step counter (any revision of the
+ * page has it), and its frame intervals, over `seconds`.
+ * @param {import('playwright-core').Page} page @param {number} seconds */
+export function measure(page, seconds) {
+  return page.evaluate(async (ms) => {
+    const stepNow = () => Number(document.getElementById('step')?.textContent);
     const s0 = stepNow();
     const t0 = performance.now();
     /** @type {number[]} */
@@ -55,6 +53,15 @@ async function run(context, url, query, preset, seconds) {
     const gaps = frames.slice(1).map((t, i) => t - frames[i]);
     return { steps: stepNow() - s0, dt, fps: gaps.length / (gaps.reduce((a, b) => a + b, 0) / 1000), worstGap: Math.max(...gaps) };
   }, seconds * 1000);
+}
+
+/** Trains the page at full speed (startTraining) for `seconds`, and returns the steps per
+ * second measured from the step counter, and the frame intervals.
+ * @param {import('playwright-core').BrowserContext} context @param {string} url
+ * @param {string} query @param {string} preset @param {number} seconds @returns {Promise<PageRun>} */
+async function run(context, url, query, preset, seconds) {
+  const page = await startTraining(context, url, query, preset);
+  const result = await measure(page, seconds);
   const variant = await page.textContent('#variant');
   const workers = await page.textContent('#workers-count');
   await page.close();

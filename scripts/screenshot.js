@@ -4,7 +4,7 @@
 // diagonal, then paused; at 360 px (a phone) and 1280 px wide, light and dark. Fails if the
 // page scrolls sideways at either width.
 // Usage: node scripts/screenshot.js [out-dir] [steps]   (writes screenshot-<width>-<theme>.png)
-import { startServer, launch } from '../tests/e2e/harness.js';
+import { startServer, launch, shownRun } from '../tests/e2e/harness.js';
 
 const dir = process.argv[2] ?? 'docs';
 const steps = Number(process.argv[3] ?? 160);
@@ -16,7 +16,7 @@ try {
       const context = await browser.newContext({ viewport: { width, height: width < 600 ? 780 : 900 }, colorScheme: scheme });
       const page = await context.newPage();
       await page.goto(server.url);
-      await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+      await shownRun(page);
       await page.selectOption('#speed', '1000');
       await page.click('#play');
       await page.waitForFunction((n) => Number(document.getElementById('step')?.textContent) >= n, steps, { timeout: 120_000 });

@@ -14,9 +14,9 @@ const { browser, context } = await launch();
 try {
   const page = await startTraining(context, server.url, query, preset);
   await browser.startTracing(page, { categories: ['toplevel', 'devtools.timeline', 'v8.execute'] });
-  const s0 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.step);
+  const s0 = await page.evaluate(() => /** @type {any} */ (window).__ap.shown().step);
   await page.waitForTimeout(seconds * 1000);
-  const s1 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.step);
+  const s1 = await page.evaluate(() => /** @type {any} */ (window).__ap.shown().step);
   const trace = JSON.parse((await browser.stopTracing()).toString('utf8'));
   const events = trace.traceEvents ?? trace;
   /** @type {Map<string, string>} */

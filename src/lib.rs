@@ -6,7 +6,9 @@ pub mod kernels;
 pub mod metrics;
 pub mod model;
 pub mod optim;
+pub mod parallel;
 pub mod rng;
+pub mod series;
 pub mod tasks;
 pub mod train;
 #[cfg(target_arch = "wasm32")]

@@ -6,6 +6,59 @@ use crate::kernels::{add_bias_rows, math, matmul_nt, max_of};
 use crate::model::params::Tensors;
 use crate::model::{Seq2Seq, Workspace};
 use crate::tasks::Batch;
+use serde::{Deserialize, Serialize};
+
+/// The measurements of one evaluation on the fixed evaluation batch (teacher forced).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Evaluation {
+    /// Updates applied before this evaluation.
+    pub step: u64,
+    pub loss: f32,
+    pub token_accuracy: f32,
+    /// Argmax of `α` (averaged over heads) on the aligned position.
+    pub attention_accuracy: f32,
+    /// Argmax of `β` on the aligned position.
+    pub ktiw_accuracy: f32,
+    /// Mean probability of the correct token under one-hot attention on the aligned position.
+    pub ktiw_score: f32,
+    /// Top-5% agreement of `β` with `α`.
+    pub agreement: f32,
+}
+
+impl Evaluation {
+    /// The metrics' names, in the order of [`Evaluation::metrics`].
+    pub const METRICS: [&'static str; 6] = [
+        "loss",
+        "token_accuracy",
+        "attention_accuracy",
+        "ktiw_accuracy",
+        "ktiw_score",
+        "agreement",
+    ];
+
+    /// Every metric, in the order of [`Evaluation::METRICS`].
+    pub fn metrics(&self) -> [f32; 6] {
+        [
+            self.loss,
+            self.token_accuracy,
+            self.attention_accuracy,
+            self.ktiw_accuracy,
+            self.ktiw_score,
+            self.agreement,
+        ]
+    }
+
+    /// `self += w · other` for every metric (the step is kept): the mean over the
+    /// evaluation batch of parts that each measured some of its rows, weighted by rows.
+    pub fn add_scaled(&mut self, other: &Evaluation, w: f32) {
+        self.loss += w * other.loss;
+        self.token_accuracy += w * other.token_accuracy;
+        self.attention_accuracy += w * other.attention_accuracy;
+        self.ktiw_accuracy += w * other.ktiw_accuracy;
+        self.ktiw_score += w * other.ktiw_score;
+        self.agreement += w * other.agreement;
+    }
+}
 
 /// Index of the largest value (the first one on ties).
 pub fn argmax(xs: &[f32]) -> usize {

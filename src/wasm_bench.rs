@@ -4,16 +4,8 @@
 
 use crate::config::Config;
 use crate::train::Trainer;
+use crate::wasm::copying::config as config_from;
 use wasm_bindgen::prelude::*;
-
-fn config_from(value: JsValue) -> Result<Config, JsError> {
-    let config: Config = serde_wasm_bindgen::from_value(value)
-        .map_err(|e| JsError::new(&format!("settings: {e}")))?;
-    config
-        .validate()
-        .map_err(|e| JsError::new(&e.to_string()))?;
-    Ok(config)
-}
 
 /// GFLOP/s of this build's gemm on an `m×k · k×n` product with A and/or B read transposed
 /// (as the model reads them: `Aᵀ` for weight gradients, `Bᵀ` for weights), the rows of A, B

@@ -2,7 +2,8 @@
 //! the same run that the wasm tests replay through the wasm facade: together they show that
 //! a step in WebAssembly matches the native one on the same seed. Kernels may differ in
 //! summation order and fused multiply-adds, so the comparison has a tolerance.
-//! `UPDATE_REFERENCE=1 cargo test --test reference` rewrites the fixture.
+//! `UPDATE_REFERENCE=1 cargo test --test reference` rewrites the fixture and fails, so that
+//! only a run without it can pass.
 
 mod common;
 
@@ -12,7 +13,7 @@ use common::{reference_config, LOSS_RTOL};
 fn run() -> Vec<f32> {
     let mut t = Trainer::new(reference_config()).unwrap();
     let mut out: Vec<f32> = (0..20).map(|_| t.step().unwrap()).collect();
-    for e in t.history() {
+    for (_, e) in t.history().iter() {
         out.extend([
             e.loss,
             e.token_accuracy,
@@ -34,6 +35,7 @@ fn native_run_matches_the_reference() {
     if std::env::var("UPDATE_REFERENCE").is_ok() {
         let text: String = got.iter().map(|x| format!("{x:e}\n")).collect();
         std::fs::write(path, text).unwrap();
+        panic!("rewrote {path}: check the change with git diff, then run without UPDATE_REFERENCE");
     }
     let want: Vec<f32> = std::fs::read_to_string(path)
         .unwrap()

@@ -2,7 +2,11 @@
 //! step that allocates nothing, and the access to α and β a UI reads.
 
 use attention_playground::config::{Config, OptimizerKind};
-use attention_playground::train::{check_params, Evaluation, StepError, Trainer};
+use attention_playground::parallel::Replica;
+use attention_playground::series::Series;
+use attention_playground::train::{
+    check_params, Evaluation, StepError, Trainer, LOSSES_RECENT, LOSSES_WHOLE,
+};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 
@@ -53,6 +57,10 @@ fn close(a: &[f32], b: &[f32], tol: f32) {
     assert!(worst <= tol, "differ by {worst}");
 }
 
+fn evaluations(t: &Trainer) -> Vec<Evaluation> {
+    t.history().iter().map(|(_, e)| e).collect()
+}
+
 fn losses(t: &mut Trainer, n: usize) -> Vec<u32> {
     (0..n).map(|_| t.step().unwrap().to_bits()).collect()
 }
@@ -71,12 +79,13 @@ fn same_seed_same_loss_bits_over_50_steps() {
 fn reset_replays_the_run_and_a_new_seed_is_a_fresh_run() {
     let mut t = Trainer::new(small(5)).unwrap();
     let first = losses(&mut t, 20);
-    let history = t.history().to_vec();
+    let history = evaluations(&t);
     t.reset(None);
     assert_eq!(t.step_count(), 0);
     assert_eq!(t.history().len(), 1);
+    assert_eq!(t.losses().len(), 0);
     assert_eq!(losses(&mut t, 20), first);
-    assert_eq!(t.history(), &history[..]);
+    assert_eq!(evaluations(&t), history);
     t.reset(Some(6));
     let fresh = losses(&mut Trainer::new(small(6)).unwrap(), 20);
     assert_eq!(losses(&mut t, 20), fresh);
@@ -119,6 +128,36 @@ fn a_step_allocates_nothing() {
         "30 steps (4 evaluations) allocated {} times",
         after - before
     );
+}
+
+/// Nor does a data-parallel step: the replicas' gradients, their sum, the update and the
+/// evaluation parts gathered by the leader.
+#[test]
+fn a_shared_step_allocates_nothing() {
+    let config = Config {
+        eval_every: 7,
+        ..small(2)
+    };
+    let mut leader = Trainer::leader(config.clone(), 2).unwrap();
+    let mut helper = Replica::new(config, 1, 2).unwrap();
+    let step = |leader: &mut Trainer, helper: &mut Replica| {
+        leader.compute_gradient().unwrap();
+        let theirs = helper.compute_gradient().unwrap();
+        leader.add_gradient(helper.gradient(), theirs);
+        let part = helper.apply_sum(leader.gradient());
+        leader.apply();
+        if let Some(part) = part {
+            leader.add_evaluation_part(&part).unwrap();
+        }
+    };
+    step(&mut leader, &mut helper);
+    let before = ALLOCS.with(|a| a.get());
+    for _ in 0..30 {
+        step(&mut leader, &mut helper);
+    }
+    let allocated = ALLOCS.with(|a| a.get()) - before;
+    assert_eq!(leader.history().len(), 5, "evaluated at 0, 7, 14, 21, 28");
+    assert_eq!(allocated, 0, "30 shared steps allocated {allocated} times");
 }
 
 #[test]
@@ -174,11 +213,12 @@ fn attention_and_ktiw_matrices_have_the_evaluation_shape() {
     }
 }
 
-/// Two replicas on half a batch each, their gradients averaged by weight and applied as
-/// one update on both, give the single trainer's run up to summation order; so do their
-/// evaluations, each of half the evaluation batch, gathered on replica 0.
+/// A run shared by two replicas, driven by the calls the page's workers make through the
+/// wasm facade (www/worker.js, www/helper.js): each replica computes its rows' weighted
+/// gradient, the leader sums them, every replica applies the sum, and an evaluation due is
+/// gathered from each replica's rows. The same as one trainer up to summation order.
 #[test]
-fn sharded_replicas_equal_one_trainer() {
+fn a_run_shared_by_replicas_equals_one_trainer() {
     let config = Config {
         batch: 9,      // shards of 4 and 5 rows
         eval_batch: 7, // evaluation parts of 3 and 4 sequences
@@ -187,51 +227,41 @@ fn sharded_replicas_equal_one_trainer() {
         ..small(12)
     };
     let mut one = Trainer::new(config.clone()).unwrap();
-    let mut reps = [
-        Trainer::new(config.clone()).unwrap(),
-        Trainer::new(config).unwrap(),
-    ];
-    for (i, r) in reps.iter_mut().enumerate() {
-        r.set_shard(i, 2).unwrap();
-    }
-    assert_eq!((reps[0].shard().len(), reps[1].shard().len()), (4, 5));
+    let mut leader = Trainer::leader(config.clone(), 2).unwrap();
+    let mut helper = Replica::new(config.clone(), 1, 2).unwrap();
+    assert_eq!((leader.shard().len(), helper.shard().len()), (4, 5));
+    assert_eq!(
+        evaluations(&leader),
+        evaluations(&one),
+        "step 0, whole batch"
+    );
     let mut worst = 0.0f32;
     for _ in 0..25 {
         let want = one.step().unwrap();
-        // As the page's workers do: replica 0 gathers the weighted sum, the others copy it.
-        let (w0, w1) = (reps[0].shard_weight(), reps[1].shard_weight());
-        let loss = w0 * reps[0].shard_gradient().unwrap() + w1 * reps[1].shard_gradient().unwrap();
-        let [r0, r1] = &mut reps;
-        r0.scale_gradient(w0);
-        r0.add_to_gradient(r1.gradient(), w1);
-        r1.gradient_mut().copy_from_slice(r0.gradient());
-        for r in reps.iter_mut() {
-            r.apply_gradient(loss);
-        }
+        // The worker's step: the helper's reply, the leader's sum, every replica applies it.
+        let own = leader.compute_gradient().unwrap();
+        let theirs = helper.compute_gradient().unwrap();
+        assert!(
+            (own + theirs - want).abs() <= 1e-5 * want,
+            "weighted losses"
+        );
+        leader.add_gradient(helper.gradient(), theirs);
+        let part = helper.apply_sum(leader.gradient());
+        leader.apply();
         let due = one.step_count().is_multiple_of(4);
-        assert_eq!(reps[0].evaluation_pending(), due);
-        if due {
-            let [r0, r1] = &mut reps;
-            let part = r1
-                .take_evaluation_part()
-                .expect("replica 1 evaluated its part");
+        assert_eq!(leader.evaluation_pending(), due);
+        assert_eq!(part.is_some(), due);
+        if let Some(part) = part {
             assert_eq!((part.lo, part.hi), (3, 7));
-            r0.add_evaluation_part(&part).unwrap();
-            r0.finish_evaluation();
-            assert!(r1.take_evaluation_part().is_none(), "a part is taken once");
-            let (got, want) = (r0.latest(), one.latest());
+            leader.add_evaluation_part(&part).unwrap();
+            assert!(!leader.evaluation_pending());
+            assert!(
+                leader.add_evaluation_part(&part).is_err(),
+                "a part is added once"
+            );
+            let (got, want) = (leader.latest(), one.latest());
             assert_eq!(got.step, want.step);
-            let metrics = |e: &Evaluation| {
-                [
-                    e.loss,
-                    e.token_accuracy,
-                    e.attention_accuracy,
-                    e.ktiw_accuracy,
-                    e.ktiw_score,
-                    e.agreement,
-                ]
-            };
-            for (g, w) in metrics(got).into_iter().zip(metrics(want)) {
+            for (g, w) in got.metrics().into_iter().zip(want.metrics()) {
                 assert!(
                     (g - w).abs() <= 1e-5 * w.abs().max(1.0),
                     "{got:?} vs {want:?}"
@@ -239,35 +269,98 @@ fn sharded_replicas_equal_one_trainer() {
             }
             for seq in 0..7 {
                 for head in [None, Some(0), Some(1)] {
-                    close(r0.attention(seq, head), one.attention(seq, head), 1e-5);
+                    close(leader.attention(seq, head), one.attention(seq, head), 1e-5);
                 }
-                close(r0.ktiw(seq), one.ktiw(seq), 1e-4);
+                close(leader.ktiw(seq), one.ktiw(seq), 1e-4);
             }
         }
-        assert!((loss - want).abs() <= 1e-5 * want, "loss {loss} vs {want}");
+        assert!(
+            (leader.last_loss() - want).abs() <= 1e-5 * want,
+            "loss {} vs {want}",
+            leader.last_loss()
+        );
         worst = worst.max(
             one.params()
                 .iter()
-                .zip(reps[0].params())
+                .zip(leader.params())
                 .map(|(a, b)| (a - b).abs())
                 .fold(0.0, f32::max),
         );
     }
     assert_eq!(
-        reps[0].params(),
-        reps[1].params(),
+        leader.params(),
+        helper.params(),
         "replicas stay bit-identical"
     );
     assert!(
         worst < 1e-4,
         "parameters drift from the single trainer by {worst}"
     );
-    assert_eq!(reps[0].history().len(), one.history().len());
+    assert_eq!(leader.history().len(), one.history().len());
     assert!(
-        reps[1].history().len() == 1,
-        "only replica 0 records evaluations"
+        Replica::new(config.clone(), 0, 10).is_err(),
+        "more workers than rows"
     );
-    assert!(reps[0].set_shard(0, 10).is_err(), "more workers than rows");
+    assert!(
+        Replica::new(config, 2, 2).is_err(),
+        "a replica past the count"
+    );
+}
+
+/// Fewer evaluation sequences than replicas: the leader evaluates them all, the others none.
+#[test]
+fn a_small_evaluation_batch_is_evaluated_by_the_leader_alone() {
+    let config = Config {
+        eval_batch: 1,
+        eval_every: 2,
+        ..small(3)
+    };
+    let mut one = Trainer::new(config.clone()).unwrap();
+    let mut leader = Trainer::leader(config.clone(), 2).unwrap();
+    let mut helper = Replica::new(config, 1, 2).unwrap();
+    for _ in 0..4 {
+        one.step().unwrap();
+        leader.compute_gradient().unwrap();
+        let theirs = helper.compute_gradient().unwrap();
+        leader.add_gradient(helper.gradient(), theirs);
+        assert!(helper.apply_sum(leader.gradient()).is_none());
+        leader.apply();
+        assert!(!leader.evaluation_pending());
+    }
+    assert_eq!(leader.history().len(), 3);
+    close(leader.attention(0, None), one.attention(0, None), 1e-5);
+}
+
+/// A run's series keep its whole length in bounded memory: a million steps' losses through
+/// the slots a trainer gives them allocate nothing, and what is kept is every recent loss
+/// and an evenly thinned record of the rest, from the first step on.
+#[test]
+fn a_million_steps_fit_in_a_runs_series() {
+    let mut s = Series::new(LOSSES_WHOLE, LOSSES_RECENT);
+    let before = ALLOCS.with(|a| a.get());
+    for step in 1..=1_000_000u64 {
+        s.push(step, step as f32);
+    }
+    assert_eq!(ALLOCS.with(|a| a.get()) - before, 0, "appending allocated");
+    let kept: Vec<u64> = s.iter().map(|(step, _)| step).collect();
+    assert!(kept.len() <= s.capacity(), "{} entries kept", kept.len());
+    assert!(kept.len() > LOSSES_WHOLE / 2, "{} entries kept", kept.len());
+    assert_eq!(s.count(), 1_000_000);
+    let r = s.resolution();
+    assert_eq!(kept.first(), Some(&1));
+    assert_eq!(kept.last(), Some(&1_000_000));
+    let older: Vec<u64> = kept
+        .iter()
+        .copied()
+        .filter(|&k| k < r.recent_from)
+        .collect();
+    assert!(
+        older.windows(2).all(|w| w[1] - w[0] == r.stride),
+        "evenly thinned"
+    );
+    let recent = kept.len() - older.len();
+    assert_eq!(recent, LOSSES_RECENT);
+    assert_eq!(r.recent_from, 1_000_000 - LOSSES_RECENT as u64 + 1);
 }
 
 #[test]
@@ -287,6 +380,7 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
         1,
         "the history restarts at the loaded step"
     );
+    assert_eq!(fresh.losses().len(), 0);
     assert_eq!(loaded.loss.to_bits(), e.loss.to_bits());
     for seq in [0, 3] {
         assert_eq!(fresh.attention(seq, None), trained.attention(seq, None));

@@ -57,18 +57,18 @@ fn gemm_matches_the_scalar_reference_on_odd_sizes() {
 fn facade_run_matches_the_native_reference() {
     let want: Vec<f32> = REFERENCE_RUN.lines().map(|l| l.parse().unwrap()).collect();
     let config = serde_wasm_bindgen::to_value(&reference_config()).unwrap();
-    let mut t = WasmTrainer::new(config).unwrap_or_else(|_| panic!("config refused"));
+    let mut t =
+        WasmTrainer::new("copying", config, None).unwrap_or_else(|_| panic!("config refused"));
     let mut got: Vec<f32> = (0..20).map(|_| t.steps(1).expect("step failed")).collect();
-    let history: Vec<Evaluation> =
-        serde_wasm_bindgen::from_value(t.history_since(0).unwrap()).unwrap();
-    for e in &history {
-        got.extend([
-            e.loss,
-            e.token_accuracy,
-            e.attention_accuracy,
-            e.ktiw_accuracy,
-            e.ktiw_score,
-        ]);
+    // The history as the page gets it: one typed array per metric.
+    let history = t.history().unwrap_or_else(|_| panic!("history"));
+    let column = |key: &str| -> Vec<f32> {
+        let v = js_sys::Reflect::get(&history, &key.into()).unwrap();
+        js_sys::Float32Array::from(v).to_vec()
+    };
+    let columns: Vec<Vec<f32>> = Evaluation::METRICS[..5].iter().map(|k| column(k)).collect();
+    for i in 0..columns[0].len() {
+        got.extend(columns.iter().map(|c| c[i]));
     }
     assert_eq!(got.len(), want.len());
     for (i, (g, w)) in got.iter().zip(&want).enumerate() {
@@ -87,7 +87,9 @@ fn facade_refuses_a_bad_setting_with_its_name() {
         ..reference_config()
     })
     .unwrap();
-    let err = WasmTrainer::new(bad).err().expect("refused");
+    let err = WasmTrainer::new("copying", bad, None)
+        .err()
+        .expect("refused");
     let msg = js_sys::Error::from(wasm_bindgen::JsValue::from(err)).message();
     assert!(String::from(msg).starts_with("heads: must be"));
 }

@@ -1,32 +1,37 @@
 // @ts-check
 // Embedding: which parts of the page a link shows (`embed=1`, `hide=`), the height message
 // an embedded page sends its host, whether it is in view, and the snippet that embeds it.
-// main.js wires these in; nothing here knows the trainer.
+// main.js wires these in; nothing here knows the trainer or a lab.
 //
 // The height message, sent to the parent whenever the page's height changes:
 //   { source: 'attention-playground', type: 'height', height: <CSS px> }
 // A host matches it to its iframe by `event.source === iframe.contentWindow`.
 
-/** Every part a `hide=` list can name (each element with `data-part="name"`). */
-export const PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed', 'export', 'open',
-  'speed', 'preset', 'workers', 'compare', 'seq', 'head', 'aligned', 'colormap', 'theme', 'story', 'help', 'full-page', 'alpha', 'beta',
-  'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'settings', 'explain'];
-/** What embed mode shows: the figures, play / step / reset, the step count, a way out. */
-export const EMBED_PARTS = ['story-panel', 'step-count', 'play', 'step', 'reset', 'full-page', 'alpha', 'beta', 'heads', 'compare-maps', 'metrics',
-  'loss-chart', 'acc-chart'];
+/** The shell's parts a `hide=` list can name (each element with `data-part="name"`); a lab
+ * adds its own views' parts. */
+const SHELL_PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed',
+  'export', 'open', 'speed', 'preset', 'workers', 'compare', 'seq', 'head', 'aligned', 'colormap', 'theme', 'story', 'help', 'full-page',
+  'settings', 'explain'];
+/** What embed mode shows of the shell: play / step / reset, the step count, a way out (and
+ * the lab's figures). */
+const SHELL_EMBED_PARTS = ['story-panel', 'step-count', 'play', 'step', 'reset', 'full-page'];
 
 /**
  * The parts to hide for a link's `embed` and `hide` values, and the names it got wrong.
  * @param {boolean} embed @param {string | null} hide comma-separated part names
+ * @param {{ parts: string[], embedParts: string[] }} lab the lab's views' parts, and those
+ *   embed mode shows
  * @returns {{ hidden: string[], problems: string[] }}
  */
-export function hiddenParts(embed, hide) {
-  const hidden = new Set(embed ? PARTS.filter((p) => !EMBED_PARTS.includes(p)) : ['full-page']);
+export function hiddenParts(embed, hide, lab) {
+  const parts = [...SHELL_PARTS, ...lab.parts];
+  const shown = [...SHELL_EMBED_PARTS, ...lab.embedParts];
+  const hidden = new Set(embed ? parts.filter((p) => !shown.includes(p)) : ['full-page']);
   /** @type {string[]} */
   const problems = [];
   for (const name of (hide ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
-    if (PARTS.includes(name)) hidden.add(name);
-    else problems.push(`hide: no part is called “${name}” (parts: ${PARTS.join(', ')})`);
+    if (parts.includes(name)) hidden.add(name);
+    else problems.push(`hide: no part is called “${name}” (parts: ${parts.join(', ')})`);
   }
   return { hidden: [...hidden], problems };
 }

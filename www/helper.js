@@ -1,66 +1,77 @@
 // @ts-check
-// A helper worker of a data-parallel run: it holds a replica of the trainer, computes the
-// gradient of its share of each batch when the leader (worker.js) asks, and applies the
-// combined gradient the leader sends back, so every replica stays identical; when an
-// evaluation is due it evaluates its share of the evaluation batch and sends that back.
+// A helper worker of a data-parallel run: it holds one replica of the run's model (the
+// facade's Replica), computes its share of each batch's gradient when the leading worker
+// (worker.js) asks, and applies the summed gradient the leader sends back, with its part of
+// an evaluation when one is due. It talks only to the leader, through a MessagePort.
 
-/** @typedef {{ type: 'config', config: Record<string, unknown>, index: number, count: number }
- *   | { type: 'compute' } | { type: 'apply', grad: Float32Array, loss: number }
- *   | { type: 'reset', seed?: number } | { type: 'lr', value: number }
- *   | { type: 'load-params', params: Float32Array, step: number }} ToHelper */
+import { instantiate, isPanic, lastPanic } from './wasm.js';
 
-/** @type {{ addEventListener(type: 'message', f: (e: MessageEvent) => void): void, __apLastPanic?: string }} */
+/** @typedef {import('./protocol.js').ToHelper} ToHelper */
+/** @typedef {import('./protocol.js').FromHelper} FromHelper */
+
+/** @type {{ addEventListener(type: 'message', f: (e: MessageEvent) => void): void }} */
 const scope = /** @type {any} */ (self);
-/** @type {any} */
-let wasm = null;
-/** @type {any} */
-let trainer = null;
 
 scope.addEventListener('message', async (e) => {
   if (e.data.type !== 'init-helper') return;
   /** @type {MessagePort} */
   const port = e.data.port;
-  wasm = await import(`../pkg/${e.data.variant}/attention_playground.js`);
-  await wasm.default();
-  port.onmessage = (ev) => {
-    /** @type {ToHelper} */
-    const m = ev.data;
+  /** @param {FromHelper} m @param {Transferable[]} [transfer] */
+  const reply = (m, transfer = []) => port.postMessage(m, transfer);
+  /** @type {any} */
+  let wasm = null;
+  /** @type {any} */
+  let replica = null;
+  // Messages that arrive while the module loads wait for it, in order.
+  /** @type {ToHelper[]} */
+  const early = [];
+  port.onmessage = (ev) => early.push(ev.data);
+  try {
+    wasm = await instantiate(e.data.variant, e.data.module);
+  } catch (err) {
+    // Said at once, and again in answer to whatever the leader asks.
+    const failed = /** @type {FromHelper} */ ({ type: 'error', panic: true, message: `a helper could not start the ${e.data.variant} build: ${err}` });
+    reply(failed);
+    port.onmessage = () => reply(failed);
+    for (const m of early.splice(0)) if (m.type === 'compute' || m.type === 'apply') reply(failed);
+    return;
+  }
+  /** @param {ToHelper} m */
+  const handle = (m) => {
     try {
       switch (m.type) {
         case 'config':
-          if (trainer) trainer.free();
-          trainer = new wasm.Trainer(m.config);
-          trainer.setShard(m.index, m.count);
+          replica?.free();
+          replica = new wasm.Replica(m.lab, m.config, m.index, m.count);
           break;
         case 'compute': {
-          const loss = trainer.shardGradient();
-          const grad = new Float32Array(trainer.gradientView());
-          port.postMessage({ type: 'grad', loss, weight: trainer.shardWeight, grad }, [grad.buffer]);
+          const loss = replica.computeGradient();
+          const grad = replica.gradient();
+          reply({ type: 'grad', loss, grad }, [grad.buffer]);
           break;
         }
         case 'apply': {
-          trainer.gradientView().set(m.grad);
-          trainer.applyGradient(m.loss);
-          // The reply carries this replica's part of the evaluation, when one was due.
-          const part = trainer.takeEvaluationPart();
-          port.postMessage({ type: 'applied', part }, part ? [part.alpha.buffer, part.beta.buffer] : []);
+          const part = replica.applySum(m.grad);
+          const arrays = part ? Object.values(part).filter((v) => ArrayBuffer.isView(v)) : [];
+          reply({ type: 'applied', part }, arrays.map((a) => /** @type {ArrayBufferView} */ (a).buffer));
           break;
         }
         case 'reset':
-          trainer.reset(m.seed);
+          replica.reset(m.seed);
           break;
         case 'lr':
-          trainer.setLearningRate(m.value);
+          replica.setLearningRate(m.value);
           break;
         case 'load-params':
-          trainer.loadParams(m.params, m.step);
+          replica.loadParams(m.params, m.step);
           break;
       }
     } catch (err) {
-      const panic = err instanceof WebAssembly.RuntimeError || Boolean(scope.__apLastPanic);
-      port.postMessage({ type: 'error', panic, message: scope.__apLastPanic || /** @type {Error} */ (err).message });
+      reply({ type: 'error', panic: isPanic(err), message: lastPanic() || /** @type {Error} */ (err).message });
     }
   };
+  port.onmessage = (ev) => handle(ev.data);
+  for (const m of early.splice(0)) handle(m);
 });
 
 export {};

@@ -2,8 +2,8 @@
 // The entry point of pkg/ as an npm package, copied there as index.js by scripts/package.js
 // (the page does not use it): the trainer compiled to WebAssembly in three builds (scalar,
 // simd128, relaxed-SIMD). `load()` picks the best one the engine validates and initialises
-// it; the module's exports are those the page's worker uses (Trainer, presets, preset,
-// validateConfig, kernelVariant, …).
+// it; the module's exports are those the page's workers use (labs, presets, validateConfig,
+// Trainer, Replica, kernelVariant, …: src/wasm/mod.rs).
 
 import { detectVariant } from './variant.js';
 

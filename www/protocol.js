@@ -1,47 +1,76 @@
 // @ts-check
-// The typed messages between the page (main.js) and the trainer's worker (worker.js).
-// Types only: nothing here runs.
+// The typed messages between a run (run.js), its worker (worker.js) and the worker's
+// helpers (helper.js), and the snapshot the trainer posts. Types only: nothing here runs.
 
 /**
- * @typedef {{ step: number, loss: number, token_accuracy: number, attention_accuracy: number,
- *   ktiw_accuracy: number, ktiw_score: number, agreement: number }} Evaluation
+ * A series of the run as columns (src/series.rs): every entry from step `recentFrom` on,
+ * every `stride`-th before that; `version` changes whenever the series does.
+ * @typedef {{ version: number, stride: number, recentFrom: number, step: Float64Array }} SeriesColumns
  */
 
 /**
- * @typedef {{ type: 'init', variant: string, config: Record<string, unknown> | null, speed: number, play: boolean }
- *   | { type: 'config', config: Record<string, unknown> }
+ * The evaluations of a run: a column per metric (the lab names them) beside `step`.
+ * @typedef {SeriesColumns & { [metric: string]: Float64Array | Float32Array | number }} History
+ */
+
+/** The training loss of each update. @typedef {SeriesColumns & { loss: Float32Array }} Losses */
+
+/**
+ * One frame of a run, posted by the trainer (src/wasm/): the step, the settings as the
+ * trainer has them, the selected evaluation sequence and head, the lab's shapes and typed
+ * arrays of them (the lab's `arrays` name them: labs/index.js), the history when it changed
+ * since the last snapshot, the replicas that share its batches (`workers`), the wasm
+ * memory's size, and the worker's fields (`running`,
+ * `stepsPerSecond`, `generation`).
+ * @typedef {{ type: 'snapshot', lab: string, generation: number, step: number, loss: number,
+ *   stepsPerSecond: number, running: boolean, seq: number, head: number, memory: number, workers: number,
+ *   shape: Record<string, number>, history?: History, config: Record<string, unknown>,
+ *   [array: string]: unknown }} Snapshot
+ */
+
+/**
+ * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+ *     config: Record<string, unknown>, ports: MessagePort[], speed: number, generation: number }
+ *   | { type: 'config', config: Record<string, unknown>, generation: number }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'lr', value: number }
- *   | { type: 'reset', seed?: number } | { type: 'select', seq: number, head: number }
- *   | { type: 'helpers', ports: MessagePort[] }
- *   | { type: 'get-params' }
- *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number }
+ *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }
+ *   | { type: 'get-params' } | { type: 'get-losses' }
+ *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number, generation: number }
  *   | { type: 'debug-panic' }} ToWorker
  */
 
 /**
- * One frame's worth of the run: the step, the evaluations from index `historyFrom` of the
- * run's history on (0 after a new run or a reset), the training losses from index
- * `lossesFrom` on (likewise; loss `i` is step `lossBase + i + 1`'s), and α / β of the selected
- * evaluation sequence (row-major, tgtLen × srcLen).
- * @typedef {{ type: 'snapshot', step: number, loss: number, stepsPerSecond: number, running: boolean,
- *   seq: number, head: number,
- *   shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
- *   historyFrom: number, history: Evaluation[], lossesFrom: number, losses: number[], lossBase: number, alpha: Float32Array, beta: Float32Array, perHead: Float32Array[],
- *   source: Uint32Array, target: Uint32Array, aligned: Uint32Array,
- *   config: Record<string, unknown> }} Snapshot
- */
-
-/**
  * @typedef {Snapshot
- *   | { type: 'ready', variant: string, presets: Record<string, Record<string, unknown>> }
+ *   | { type: 'ready', variant: string }
  *   | { type: 'error', where: string, message: string, field?: string }
  *   | { type: 'diverged', message: string, step: number }
  *   | { type: 'panic', message: string }
- *   | { type: 'reset', seed: number }
+ *   | { type: 'reset' }
  *   | { type: 'lr', value: number }
  *   | { type: 'params', params: Float32Array, step: number, config: Record<string, unknown> }
+ *   | { type: 'losses', losses: Losses }
+ *   | { type: 'refused', request: 'params' | 'losses', message: string }
  *   | { type: 'loaded', step: number }} FromWorker
+ */
+
+/**
+ * An evaluation part of a helper's rows (the facade's `Replica.applySum`): its metrics, its
+ * rows and the lab's typed arrays of them.
+ * @typedef {{ evaluation: Record<string, number>, lo: number, hi: number, [array: string]: unknown }} EvaluationPart
+ */
+
+/**
+ * @typedef {{ type: 'config', lab: string, config: Record<string, unknown>, index: number, count: number }
+ *   | { type: 'compute' } | { type: 'apply', grad: Float32Array }
+ *   | { type: 'reset', seed?: number } | { type: 'lr', value: number }
+ *   | { type: 'load-params', params: Float32Array, step: number }} ToHelper
+ */
+
+/**
+ * @typedef {{ type: 'grad', loss: number, grad: Float32Array }
+ *   | { type: 'applied', part: EvaluationPart | undefined }
+ *   | { type: 'error', panic: boolean, message: string }} FromHelper
  */
 
 export {};

@@ -1,41 +1,29 @@
 // @ts-check
-// The link format: the URL is the run. `readLink` turns a query string into a preset, the
-// config fields that differ from it and the view choices, with a message for every key it
-// had to ignore; `writeLink` turns the page's current state back into the shortest query.
-// Pure functions (main.js applies them; tests/e2e/url.test.js checks them in Node).
+// The link format: the URL is the run. `readLink` turns a query string into a lab's preset,
+// the settings that differ from it and the view choices, with a message for every key it
+// had to ignore; `writeLink` turns the page's state back into the shortest query. Pure
+// functions of the lab's schema (tests/unit/url.test.js runs them in Node); ranges are the
+// trainer's to check (store.js asks it).
 //
-// Version 1: ?v=1&preset=NAME&FIELD=VALUE…&speed=S&seq=I&head=K&workers=W
-// - `preset` is written when it is not the default one; a FIELD (any field of the trainer's
-//   config: task, vocab, …, seed, eval_every) when its value differs from the preset's.
-//   Floats are written with the fewest digits that give back the same f32, so the run is
-//   the same bit for bit.
-// - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`, `story` step) when not
-//   the default. The worker count is part of the run's bits (gradients are summed in
-//   another order).
+// Version 1: ?v=1&lab=NAME&preset=NAME&FIELD=VALUE…&speed=S&seq=I&head=K&workers=W…
+// - `lab` when not the default one; `preset` when not the lab's default one; a FIELD (any
+//   field of the trainer's settings) when its value differs from the preset's. Floats are
+//   written with the fewest digits that give back the same f32, so the run is the same bit
+//   for bit.
+// - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`,
+//   `story` step) when not the default. The worker count is part of the run's bits
+//   (gradients are summed in another order).
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
 //   `hide`.
 
-import { SETTINGS, SPEEDS, DEFAULT_SPEED, parseSetting } from './state.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, parseSetting, same } from './settings.js';
 import { colormapNames } from './views/colormap.js';
-import { CONTRASTS } from './compare.js';
-import { STORY } from './story.js';
 
-export const LINK_VERSION = 1;
+/** @typedef {import('./labs/index.js').Lab} Lab */
+
+const LINK_VERSION = 1;
 /** Keys that belong to the page, not the run: kept as they are. */
-export const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
-/** Friendlier names a link may use for the presets (written back as the preset's own). */
-export const PRESET_ALIASES = /** @type {Record<string, string>} */ ({
-  'easy-copy': 'small-easy',
-  'hard-copy': 'small-hard',
-  uniform: 'small-uniform',
-  heads: 'small-heads',
-  reverse: 'small-reverse',
-  translate: 'small-translate',
-  'paper-easy': 'easy',
-  'paper-hard': 'hard',
-});
-/** The themes: follow the system, or force one. */
-export const THEMES = ['auto', 'light', 'dark'];
+const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
@@ -48,19 +36,19 @@ export const THEMES = ['auto', 'light', 'dark'];
 export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0 };
 
 /**
- * Reads a query string. Every key it cannot use is named in `problems` and ignored; the
- * rest of the link still applies.
+ * Reads a query string for `lab`. Every key it cannot use is named in `problems` and
+ * ignored; the rest of the link still applies. (`lab` itself is the page's to read.)
  * @param {string} search `location.search`
- * @param {Record<string, Record<string, unknown>>} presets the trainer's presets by name
- * @param {string} defaultPreset
+ * @param {Lab} lab
+ * @param {Record<string, Record<string, unknown>>} presets the trainer's presets of the lab
  * @returns {Link}
  */
-export function readLink(search, presets, defaultPreset) {
+export function readLink(search, lab, presets) {
   const params = new URLSearchParams(search);
   /** @type {string[]} */
   const problems = [];
   /** @type {Link} */
-  const link = { preset: defaultPreset, overrides: {}, view: {}, passthrough: [], problems };
+  const link = { preset: lab.defaultPreset, overrides: {}, view: {}, passthrough: [], problems };
   const seen = new Set();
   for (const [key] of params) {
     if (seen.has(key)) problems.push(`“${key}” is given twice; the first value is used`);
@@ -72,14 +60,14 @@ export function readLink(search, presets, defaultPreset) {
   }
   const given = params.get('preset');
   const own = Object.hasOwn;
-  const preset = given !== null && !own(presets, given) && own(PRESET_ALIASES, given) ? PRESET_ALIASES[given] : given;
+  const preset = given !== null && !own(presets, given) && own(lab.presetAliases, given) ? lab.presetAliases[given] : given;
   if (preset !== null) {
     if (own(presets, preset)) link.preset = preset;
     else problems.push(`preset “${preset}” does not exist (known: ${Object.keys(presets).join(', ')})`);
   }
   const base = presets[link.preset] ?? {};
   for (const [key, raw] of uniqueEntries(params)) {
-    if (key === 'v' || key === 'preset') continue;
+    if (key === 'v' || key === 'preset' || key === 'lab') continue;
     if (PASSTHROUGH.includes(key)) {
       // The switches take 1 or 0 (`hide` is embed.js's to read, `variant` variant.js's).
       if (key === 'embed' || key === 'autoplay') {
@@ -88,11 +76,11 @@ export function readLink(search, presets, defaultPreset) {
       }
       link.passthrough.push([key, raw]);
     } else if (own(DEFAULT_VIEW, key)) {
-      const v = parseView(/** @type {keyof View} */ (key), raw);
+      const v = parseView(lab, /** @type {keyof View} */ (key), raw);
       if ('error' in v) problems.push(v.error);
       else /** @type {any} */ (link.view)[key] = v.value;
     } else if (own(base, key)) {
-      const v = parseField(key, raw, base[key]);
+      const v = parseField(lab, key, raw, base[key]);
       if ('error' in v) problems.push(v.error);
       else link.overrides[key] = v.value;
     } else {
@@ -110,9 +98,9 @@ function uniqueEntries(params) {
   return out;
 }
 
-/** @param {string} key @param {string} raw @param {unknown} like the preset's value */
-function parseField(key, raw, like) {
-  const setting = SETTINGS.find((s) => s.key === key);
+/** @param {Lab} lab @param {string} key @param {string} raw @param {unknown} like the preset's value */
+function parseField(lab, key, raw, like) {
+  const setting = lab.settings.find((s) => s.key === key);
   if (setting) {
     const text = setting.kind === 'checkbox' ? parseBool(key, raw) : { value: raw };
     if ('error' in text) return text;
@@ -132,8 +120,8 @@ function parseBool(key, raw) {
   return { error: `${key}: must be 1 or 0, got “${raw}”` };
 }
 
-/** @param {keyof View} key @param {string} raw @returns {{ value: unknown } | { error: string }} */
-function parseView(key, raw) {
+/** @param {Lab} lab @param {keyof View} key @param {string} raw @returns {{ value: unknown } | { error: string }} */
+function parseView(lab, key, raw) {
   const int = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
   switch (key) {
     case 'speed': {
@@ -152,26 +140,28 @@ function parseView(key, raw) {
       return colormapNames.includes(raw) ? { value: raw }
         : { error: `colormap: must be one of ${colormapNames.join(', ')}, got “${raw}”` };
     case 'compare':
-      return Object.hasOwn(CONTRASTS, raw) ? { value: raw } : { error: `compare: must be one of ${Object.keys(CONTRASTS).join(', ')}, got “${raw}”` };
+      return Object.hasOwn(lab.contrasts, raw) ? { value: raw }
+        : { error: `compare: must be one of ${Object.keys(lab.contrasts).join(', ')}, got “${raw}”` };
     case 'story':
-      return int >= 1 && int <= STORY.length ? { value: int } : { error: `story: must be a step from 1 to ${STORY.length}, got “${raw}”` };
+      return int >= 1 && int <= lab.story.length ? { value: int }
+        : { error: `story: must be a step from 1 to ${lab.story.length}, got “${raw}”` };
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : { error: `theme: must be one of ${THEMES.join(', ')}, got “${raw}”` };
   }
 }
 
 /**
- * The query string of the current state: only what differs from the defaults.
- * @param {{ preset: string, config: Record<string, unknown>, view: View,
+ * The query string of a state: only what differs from the defaults.
+ * @param {{ lab: string, preset: string, config: Record<string, unknown>, view: View,
  *   passthrough?: [string, string][] }} state
- * @param {Record<string, Record<string, unknown>>} presets
- * @param {string} defaultPreset
+ * @param {{ defaultLab: string, defaultPreset: string, presets: Record<string, Record<string, unknown>> }} defaults
  */
-export function writeLink(state, presets, defaultPreset) {
+export function writeLink(state, defaults) {
   const out = new URLSearchParams();
   out.set('v', String(LINK_VERSION));
-  if (state.preset !== defaultPreset) out.set('preset', state.preset);
-  const base = presets[state.preset] ?? {};
+  if (state.lab !== defaults.defaultLab) out.set('lab', state.lab);
+  if (state.preset !== defaults.defaultPreset) out.set('preset', state.preset);
+  const base = defaults.presets[state.preset] ?? {};
   for (const [key, value] of Object.entries(state.config)) {
     if (!Object.hasOwn(base, key) || same(value, base[key])) continue;
     out.set(key, formatValue(value));
@@ -181,13 +171,6 @@ export function writeLink(state, presets, defaultPreset) {
   }
   for (const [k, v] of state.passthrough ?? []) out.set(k, v);
   return `?${out}`;
-}
-
-/** Whether two config values are the same run setting (floats compared as f32).
- * @param {unknown} a @param {unknown} b */
-export function same(a, b) {
-  if (typeof a === 'number' && typeof b === 'number') return Math.fround(a) === Math.fround(b);
-  return a === b;
 }
 
 /** A value as the link writes it: booleans as 1 / 0, floats with the fewest digits that

@@ -1,36 +1,37 @@
 // @ts-check
-// The Web Worker that owns the trainer: it loads the chosen wasm build, runs as many steps
-// per frame as the speed asks, and posts one small snapshot per frame (matrices as
-// transferable buffers). It draws nothing; the page does.
+// The worker that owns a run's trainer (run.js starts it): it instantiates the compiled
+// wasm it is given, runs as many steps per frame as the speed asks, and has the trainer
+// post one snapshot per frame with its typed arrays transferred. With helper workers
+// (helper.js) it leads a data-parallel run: it carries the gradients and evaluation parts
+// between the replicas; the reduction itself is the trainer's (src/parallel.rs). It knows
+// no model: the lab and its settings come with the messages.
+
+import { instantiate, isPanic, lastPanic } from './wasm.js';
 
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
-/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+/** @typedef {import('./protocol.js').FromHelper} FromHelper */
 
 /** The worker's global scope, typed by hand (the DOM lib types `self` as a Window).
  * @type {{ postMessage(msg: FromWorker, transfer?: Transferable[]): void,
- *          addEventListener(type: 'message', f: (e: MessageEvent<ToWorker>) => void): void,
- *          __apLastPanic?: string }} */
+ *          addEventListener(type: 'message', f: (e: MessageEvent<ToWorker>) => void): void }} */
 const scope = /** @type {any} */ (self);
 
 /** @type {any} the wasm module's exports */
 let wasm = null;
 /** @type {any} the wasm Trainer */
 let trainer = null;
-/** @type {Record<string, unknown> | null} */
-let config = null;
+let lab = '';
 let running = false;
 /** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
 let speed = 1;
 let frameCredit = 0;
 let seq = 0;
 let head = -1;
-let sentHistory = 0;
-/** The training loss of every step of the run, in order: `losses[i]` is step
- * `lossBase + i + 1`'s (lossBase is 0, or the step of loaded weights). @type {number[]} */
-let losses = [];
-let sentLosses = 0;
-let lossBase = 0;
+/** The run's generation (run.js numbers each new start; snapshots carry it). */
+let generation = 0;
+/** The history version the page has (−1: send it whole with the next snapshot). */
+let sentHistory = -1;
 let dead = false;
 /** Recent (time, step) pairs, for steps per second. @type {[number, number][]} */
 let rate = [];
@@ -40,7 +41,7 @@ let timer = 0;
 let wakeUps = 0;
 /** Wake-ups due now go through a message to this worker itself: a `setTimeout(…, 0)` set
  * from a timer's own callback is clamped to 4 ms once nested five deep, which at full speed
- * (a step longer than a frame's budget) left the worker idle 4 ms of every step. */
+ * (a step longer than a frame's budget) would leave the worker idle 4 ms of every step. */
 const wake = new MessageChannel();
 wake.port1.onmessage = (/** @type {MessageEvent<number>} */ e) => fire(e.data);
 
@@ -56,11 +57,12 @@ function schedule(/** @type {number} */ delay) {
   if (delay > 0) setTimeout(() => fire(id), delay);
   else wake.port2.postMessage(id);
 }
+
 /** Ports to the helper workers of a data-parallel run (empty: this worker trains alone).
  * @type {MessagePort[]} */
 let helpers = [];
 /** Per helper, the resolvers of the replies it owes, oldest first.
- * @type {((m: any) => void)[][]} */
+ * @type {((m: FromHelper) => void)[][]} */
 let pending = [];
 /** Every message and frame runs through this chain, one at a time, so a reset can never
  * land between a step's halves. */
@@ -79,14 +81,19 @@ function post(msg, transfer) {
   scope.postMessage(msg, transfer ?? []);
 }
 
-/** If `err` is a trap (a Rust panic), reports it and marks the module dead: after a panic
- * only a fresh worker can go on. Returns whether it was one.
+/** Sends `msg` to every helper. @param {any} msg */
+function toHelpers(msg) {
+  for (const p of helpers) p.postMessage(msg);
+}
+
+/** If `err` is a trap (a Rust panic) here or in a helper, reports it and marks the module
+ * dead: after a panic only a fresh worker can go on. Returns whether it was one.
  * @param {unknown} err @param {string} [helperMessage] a helper's panic message */
 function panicked(err, helperMessage) {
-  if (!(err instanceof WebAssembly.RuntimeError || scope.__apLastPanic || helperMessage)) return false;
+  if (!(isPanic(err) || helperMessage)) return false;
   dead = true;
   running = false;
-  post({ type: 'panic', message: scope.__apLastPanic || helperMessage || String(err) });
+  post({ type: 'panic', message: lastPanic() || helperMessage || String(err) });
   return true;
 }
 
@@ -113,97 +120,47 @@ function fieldOf(message) {
   return m ? m[1] : undefined;
 }
 
-/** Builds a trainer for `next`; the current one stays if `next` is refused.
- * @param {Record<string, unknown>} next */
-function build(next) {
-  const ok = guard('config', () => {
-    wasm.validateConfig(next);
-    const t = new wasm.Trainer(next);
-    if (trainer) trainer.free();
-    trainer = t;
-    return true;
-  });
-  if (!ok) return false;
-  config = trainer.config();
-  if (helpers.length) {
-    const count = helpers.length + 1;
-    trainer.setShard(0, count);
-    helpers.forEach((p, i) => p.postMessage({ type: 'config', config, index: i + 1, count }));
-  }
-  restartSeries(0);
-  clampSelection();
+/** Builds a trainer for `config`; the current one stays if it is refused.
+ * @param {Record<string, unknown>} config */
+function build(config) {
+  const count = helpers.length + 1;
+  const t = guard('config', () => new wasm.Trainer(lab, config, count));
+  if (!t) return false;
+  trainer?.free();
+  trainer = t;
+  helpers.forEach((p, i) => p.postMessage({ type: 'config', lab, config, index: i + 1, count }));
+  restart();
   return true;
 }
 
-/** A run starts over (new model, reset, loaded weights at `base`): the history and the
- * losses are sent from their beginning, the rate is measured afresh. @param {number} base */
-function restartSeries(base) {
-  sentHistory = 0;
-  losses = [];
-  sentLosses = 0;
-  lossBase = base;
+/** Takes the page's number for a new start of the run: its snapshots from now on carry
+ * it (the page drops older ones), with the whole history, even if the start is refused.
+ * @param {number} g */
+function adopt(g) {
+  generation = g;
+  sentHistory = -1;
+}
+
+/** The run starts over: the history is sent whole, the rate is measured afresh. */
+function restart() {
+  sentHistory = -1;
   rate = [];
 }
 
-/** Keeps the shown sequence and head inside this run's (a link or another run may ask for
- * more than it has). */
-function clampSelection() {
-  const [, , heads, evalSeqs] = trainer.shape();
-  seq = Math.max(0, Math.min(seq, evalSeqs - 1));
-  head = head >= -1 && head < heads ? head : -1;
-}
-
-/** The snapshot of the selected evaluation sequence. @returns {Snapshot} */
-function snapshot() {
-  const [lt, ls, heads, evalSeqs] = trainer.shape();
-  const alpha = new Float32Array(trainer.attention(seq, head));
-  const beta = new Float32Array(trainer.ktiw(seq));
-  /** @type {Float32Array[]} */
-  const perHead = [];
-  if (heads > 1) for (let k = 0; k < heads; k++) perHead.push(new Float32Array(trainer.attention(seq, k)));
-  const historyFrom = sentHistory;
-  const history = trainer.historySince(historyFrom);
-  sentHistory = trainer.historyLength;
-  const lossesFrom = sentLosses;
-  const newLosses = losses.slice(lossesFrom);
-  sentLosses = losses.length;
+function sendSnapshot() {
+  if (!trainer || dead) return;
   const now = performance.now();
   rate.push([now, trainer.step]);
   while (rate.length > 2 && now - rate[0][0] > 1000) rate.shift();
   const [t0, s0] = rate[0];
   const stepsPerSecond = now > t0 ? ((trainer.step - s0) * 1000) / (now - t0) : 0;
-  return {
-    type: 'snapshot',
-    step: trainer.step,
-    loss: trainer.lastLoss,
-    stepsPerSecond,
-    running,
-    seq,
-    head,
-    shape: { tgtLen: lt, srcLen: ls, heads, evalSeqs },
-    historyFrom,
-    history,
-    lossesFrom,
-    losses: newLosses,
-    lossBase,
-    alpha,
-    beta,
-    perHead,
-    source: new Uint32Array(trainer.sourceTokens(seq)),
-    target: new Uint32Array(trainer.targetTokens(seq)),
-    aligned: new Uint32Array(trainer.aligned()),
-    config: /** @type {Record<string, unknown>} */ (config),
-  };
-}
-
-function sendSnapshot() {
-  const snap = guard('snapshot', snapshot);
-  if (!snap) return;
-  post(snap, [snap.alpha.buffer, snap.beta.buffer, ...snap.perHead.map((a) => a.buffer)]);
+  const fields = { type: 'snapshot', running, stepsPerSecond, generation };
+  const version = guard('snapshot', () => trainer.postSnapshot({ seq, head, history: sentHistory }, fields));
+  if (version !== undefined) sentHistory = version;
 }
 
 /** Sends `msg` to helper `i` (transferring `transfer`) and resolves with its reply.
- * @param {number} i @param {any} msg @param {Transferable[]} [transfer] */
+ * @param {number} i @param {any} msg @param {Transferable[]} [transfer] @returns {Promise<FromHelper>} */
 function ask(i, msg, transfer = []) {
   return new Promise((resolve) => {
     pending[i].push(resolve);
@@ -211,88 +168,65 @@ function ask(i, msg, transfer = []) {
   });
 }
 
-/** One data-parallel step: every replica computes its share's gradient, the leader sums
- * them by weight and sends the sum to the helpers, and every replica applies the same update.
- * Resolves false if the run diverged or a replica failed. */
+/** One data-parallel step: every replica computes its weighted gradient, the trainer sums
+ * them and every replica applies the sum; an evaluation due is gathered from the replicas'
+ * parts. Resolves false if the run diverged or a replica failed. */
 async function parallelStep() {
   const before = trainer.step;
   const replies = helpers.map((_, i) => ask(i, { type: 'compute' }));
-  let own;
   let failure = null;
   try {
-    own = trainer.shardGradient();
+    trainer.computeGradient();
   } catch (e) {
     failure = /** @type {Error} */ (e);
   }
   const got = await Promise.all(replies);
   const bad = got.find((r) => r.type === 'error');
-  if (panicked(failure, bad?.panic ? bad.message : undefined)) return false;
+  if (panicked(failure, bad?.type === 'error' && bad.panic ? bad.message : undefined)) return false;
   if (failure || bad) {
     running = false;
-    post({ type: 'diverged', message: failure?.message ?? bad.message, step: before });
+    const message = failure?.message ?? (bad?.type === 'error' ? bad.message : 'a helper failed');
+    post({ type: 'diverged', message, step: before });
     return false;
   }
-  // The weighted sum of the replicas' gradients, formed in wasm; the helpers get it
-  // before the leader applies it, so that every replica updates at the same time.
-  trainer.scaleGradient(trainer.shardWeight);
-  let loss = trainer.shardWeight * own;
-  for (const r of got) {
-    trainer.inboxView().set(r.grad);
-    trainer.addInbox(r.weight);
-    loss += r.weight * r.loss;
-  }
-  const sum = new Float32Array(trainer.gradientView());
+  for (const r of got) if (r.type === 'grad') trainer.addGradient(r.grad, r.loss);
+  const sum = trainer.gradient();
   const applied = helpers.map((_, i) => {
     const copy = i === helpers.length - 1 ? sum : sum.slice();
-    return ask(i, { type: 'apply', grad: copy, loss }, [copy.buffer]).then((r) => {
+    return ask(i, { type: 'apply', grad: copy }, [copy.buffer]).then((r) => {
       // A replica that failed to apply the update is no longer the same model: stop.
       if (r.type === 'error' && !dead) panicked(null, r.message);
       return r;
     });
   });
-  trainer.applyGradient(loss);
-  losses.push(trainer.lastLoss);
+  trainer.apply();
   if (!trainer.evaluationPending) return true;
-  // Every replica evaluated its share of the evaluation batch: gather the parts.
   const parts = await Promise.all(applied);
   if (dead) return false;
-  return Boolean(
-    guard('evaluation', () => {
-      for (const r of parts) {
-        if (r.part) trainer.addEvaluationPart(r.part.evaluation, r.part.lo, r.part.hi, r.part.alpha, r.part.beta);
+  return Boolean(guard('evaluation', () => {
+    for (const r of parts) if (r.type === 'applied' && r.part) trainer.addEvaluationPart(r.part);
+    return true;
+  }));
+}
+
+/** Trains `n` steps, or until the frame's time budget is spent; false if it stopped. */
+async function train(/** @type {number} */ n) {
+  const start = performance.now();
+  for (let i = 0; i < n; i++) {
+    if (helpers.length) {
+      if (!(await parallelStep())) return false;
+    } else {
+      const before = trainer.step;
+      try {
+        trainer.steps(1);
+      } catch (e) {
+        const err = /** @type {Error} */ (e);
+        if (panicked(err)) return false;
+        running = false;
+        post({ type: 'diverged', message: err.message, step: before });
+        return false;
       }
-      trainer.finishEvaluation();
-      return true;
-    }),
-  );
-}
-
-/** [`train`] for a data-parallel run. @param {number} n */
-async function trainParallel(n) {
-  const start = performance.now();
-  for (let i = 0; i < n; i++) {
-    if (!(await parallelStep())) return false;
-    if (performance.now() - start > BUDGET_MS) break;
-  }
-  return true;
-}
-
-/** Trains `n` steps (or until the frame's time budget is spent); false if it diverged. */
-function train(/** @type {number} */ n) {
-  const start = performance.now();
-  for (let i = 0; i < n; i++) {
-    const before = trainer.step;
-    let diverged = false;
-    try {
-      losses.push(trainer.steps(1));
-    } catch (e) {
-      const err = /** @type {Error} */ (e);
-      if (panicked(err)) return false;
-      diverged = true;
-      running = false;
-      post({ type: 'diverged', message: err.message, step: before });
     }
-    if (diverged) return false;
     if (performance.now() - start > BUDGET_MS) break;
   }
   return true;
@@ -306,10 +240,7 @@ async function frame() {
   const n = Math.floor(frameCredit);
   frameCredit -= n;
   const before = trainer.step;
-  if (n > 0) {
-    if (helpers.length) await trainParallel(n);
-    else train(n);
-  }
+  if (n > 0) await train(n);
   sendSnapshot();
   // Steps left undone when the budget ran out: the speed asks for more than this machine
   // does, so the next frame starts at once instead of waiting for the display's.
@@ -318,7 +249,7 @@ async function frame() {
 }
 
 function play() {
-  if (running || dead) return;
+  if (running || dead || !trainer) return;
   running = true;
   rate = [];
   frameCredit = Math.max(frameCredit, 1 - 1e-9);
@@ -337,28 +268,41 @@ scope.addEventListener('message', (e) => enqueue(() => handle(e.data)));
 async function handle(msg) {
   switch (msg.type) {
     case 'init': {
+      lab = msg.lab;
+      speed = msg.speed;
+      generation = msg.generation;
+      helpers = msg.ports;
+      pending = helpers.map(() => []);
+      helpers.forEach((p, i) => {
+        p.onmessage = (/** @type {MessageEvent<FromHelper>} */ ev) => {
+          const resolve = pending[i].shift();
+          if (resolve) resolve(ev.data);
+          // A helper that failed unasked (it could not start): the run cannot go on.
+          else if (ev.data.type === 'error' && !(ev.data.panic && panicked(null, ev.data.message))) {
+            post({ type: 'error', where: 'helper', message: ev.data.message });
+          }
+        };
+      });
       try {
-        wasm = await import(`../pkg/${msg.variant}/attention_playground.js`);
-        await wasm.default();
+        wasm = await instantiate(msg.variant, msg.module);
       } catch (err) {
-        post({ type: 'error', where: 'load', message: `could not load the ${msg.variant} build: ${err}` });
+        post({ type: 'error', where: 'load', message: `could not start the ${msg.variant} build: ${err}` });
         return;
       }
-      speed = msg.speed;
-      /** @type {Record<string, Record<string, unknown>>} */
-      const presets = {};
-      for (const name of wasm.presets()) presets[name] = wasm.preset(name);
-      post({ type: 'ready', variant: wasm.kernelVariant(), presets });
-      if (msg.config && build(msg.config)) sendSnapshot();
-      if (msg.play) play();
+      post({ type: 'ready', variant: wasm.kernelVariant() });
+      if (build(msg.config)) sendSnapshot();
       break;
     }
     case 'config': {
       const wasRunning = running;
+      adopt(msg.generation);
       if (build(msg.config)) {
         frameCredit = 0;
         sendSnapshot();
-        if (wasRunning) play();
+        if (wasRunning) {
+          running = false;
+          play();
+        }
       }
       break;
     }
@@ -371,22 +315,10 @@ async function handle(msg) {
     case 'step':
       if (trainer && !dead) {
         running = false;
-        if (helpers.length) await trainParallel(msg.n);
-        else train(msg.n);
+        timer = 0;
+        await train(msg.n);
         sendSnapshot();
       }
-      break;
-    case 'helpers':
-      helpers = msg.ports;
-      pending = helpers.map(() => []);
-      helpers.forEach((p, i) => {
-        p.onmessage = (ev) => {
-          const resolve = pending[i].shift();
-          if (resolve) resolve(ev.data);
-          else if (ev.data.type === 'error') post({ type: 'error', where: 'helper', message: ev.data.message });
-        };
-      });
-      if (trainer && config) build(config);
       break;
     case 'speed':
       speed = msg.speed;
@@ -396,60 +328,72 @@ async function handle(msg) {
         trainer.setLearningRate(msg.value);
         return true;
       });
-      if (ok && config) config = { ...config, learning_rate: msg.value };
-      if (ok) for (const p of helpers) p.postMessage({ type: 'lr', value: msg.value });
-      if (ok) post({ type: 'lr', value: msg.value });
-      // The page's link and form follow the config in the snapshots.
-      if (ok && !running) sendSnapshot();
+      if (ok) {
+        toHelpers({ type: 'lr', value: msg.value });
+        post({ type: 'lr', value: msg.value });
+        if (!running) sendSnapshot();
+      }
       break;
     }
     case 'reset': {
+      adopt(msg.generation);
       const ok = guard('seed', () => {
         trainer.reset(msg.seed);
         return true;
       });
       if (ok) {
-        for (const p of helpers) p.postMessage({ type: 'reset', seed: msg.seed });
-        if (msg.seed !== undefined && config) config = { ...config, seed: msg.seed };
-        restartSeries(0);
-        post({ type: 'reset', seed: /** @type {number} */ ((config ?? {}).seed) });
-        sendSnapshot();
+        toHelpers({ type: 'reset', seed: msg.seed });
+        restart();
+        post({ type: 'reset' });
       }
+      sendSnapshot();
       break;
     }
     case 'select':
       seq = msg.seq;
       head = msg.head;
-      if (trainer && !dead) {
-        clampSelection();
-        sendSnapshot();
-      }
+      sendSnapshot();
       break;
     case 'get-params':
       if (trainer && !dead) {
-        const params = new Float32Array(trainer.params());
-        post({ type: 'params', params, step: trainer.step, config: /** @type {Record<string, unknown>} */ (config) }, [params.buffer]);
-      }
+        const params = trainer.params();
+        post({ type: 'params', params, step: trainer.step, config: trainer.config() }, [params.buffer]);
+      } else post({ type: 'refused', request: 'params', message: 'the run has no model to save (start it again)' });
+      break;
+    case 'get-losses':
+      if (trainer && !dead) {
+        const losses = trainer.losses();
+        post({ type: 'losses', losses }, [losses.step.buffer, losses.loss.buffer]);
+      } else post({ type: 'refused', request: 'losses', message: 'the run has no history to save (start it again)' });
       break;
     case 'load-params': {
       // Saved weights: the model of their settings, then the weights as of their step.
       if (dead) break;
-      const same = config && JSON.stringify(config) === JSON.stringify({ ...config, ...msg.config });
+      running = false;
+      timer = 0;
+      adopt(msg.generation);
+      const current = trainer.config();
+      const same = JSON.stringify(current) === JSON.stringify({ ...current, ...msg.config });
       // Checked against their settings first: refused weights leave the run as it was.
       const fits = guard('weights', () => {
-        wasm.checkWeights(same ? config : msg.config, msg.params);
+        wasm.checkWeights(lab, same ? current : msg.config, msg.params);
         return true;
       });
-      if (!fits) break;
-      pause();
-      if (!same && !build(msg.config)) break;
+      if (!fits) {
+        sendSnapshot();
+        break;
+      }
+      if (!same && !build(msg.config)) {
+        sendSnapshot();
+        break;
+      }
       const ok = guard('weights', () => {
         trainer.loadParams(msg.params, msg.step);
         return true;
       });
       if (ok) {
-        for (const p of helpers) p.postMessage({ type: 'load-params', params: msg.params, step: msg.step });
-        restartSeries(msg.step);
+        toHelpers({ type: 'load-params', params: msg.params, step: msg.step });
+        restart();
         post({ type: 'loaded', step: msg.step });
       }
       sendSnapshot();

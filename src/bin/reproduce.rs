@@ -176,7 +176,7 @@ fn run_seed(config: &Config, seed: u64, steps: u64) -> Result<(Vec<Evaluation>, 
         }
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
-    Ok((trainer.history().to_vec(), ms))
+    Ok((trainer.history().iter().map(|(_, e)| e).collect(), ms))
 }
 
 fn fmt_step(s: Option<u64>) -> String {

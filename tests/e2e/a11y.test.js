@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { fileURLToPath } from 'node:url';
-import { freshPage } from './harness.js';
+import { freshPage, shownRun, shown } from './harness.js';
 import { session } from './session.js';
 
 const AXE = fileURLToPath(new URL('../../node_modules/axe-core/axe.min.js', import.meta.url));
@@ -25,7 +25,7 @@ test('keyboard shortcuts: Space plays and pauses, → steps, R resets, ? opens t
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 3);
   assert.equal(await page.textContent('#play'), 'Pause');
   await page.keyboard.press('Space');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.running === false);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
   await page.waitForTimeout(200);
   const s = await stepOf(page);
   await page.keyboard.press('ArrowRight');
@@ -125,11 +125,10 @@ test('touching a heatmap cell shows its value, on a phone-sized touch screen', a
   const context = await env.browser.newContext({ viewport: { width: 360, height: 780 }, hasTouch: true, isMobile: true });
   const page = await context.newPage();
   await page.goto(env.url);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(page);
   const box = /** @type {{ x: number, y: number, width: number, height: number }} */ (await page.locator('#alpha .ap-heatmap-plot').boundingBox());
-  const rows = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.shape.tgtLen));
   // The cell of row 2, column 3.
-  const cols = /** @type {number} */ (await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.shape.srcLen));
+  const { tgtLen: rows, srcLen: cols } = (await shown(page)).shape;
   await page.touchscreen.tap(box.x + (3.5 / cols) * box.width, box.y + (2.5 / rows) * box.height);
   await page.waitForSelector('#alpha .ap-tooltip:not([hidden])');
   const text = await page.textContent('#alpha .ap-tooltip') ?? '';

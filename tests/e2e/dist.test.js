@@ -10,7 +10,7 @@ import { spawn, execFileSync } from 'node:child_process';
 import { cpSync, mkdtempSync, mkdirSync, writeFileSync, rmSync, existsSync, readdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { fileURLToPath } from 'node:url';
-import { launch } from './harness.js';
+import { launch, shownRun } from './harness.js';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SUB = 'blog/assets/playground/';
@@ -61,12 +61,12 @@ test('dist/ served from a sub-path by a plain static server works and fetches on
     if (!r.url().startsWith(base + SUB) && !r.url().startsWith('data:')) outside.push(r.url());
   });
   await page.goto(base + SUB);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap?.ui.latest != null, null, { timeout: 30_000 });
+  await shownRun(page);
   assert.equal(await page.textContent('#variant'), 'relaxed-simd');
   await page.click('#step-once');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
   await page.selectOption('#preset', 'small-heads');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.config.heads > 1);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.heads > 1);
   assert.deepEqual(errors, []);
   assert.deepEqual(outside, []);
   await page.close();
@@ -82,8 +82,8 @@ test('the custom element of dist/ works in a post one folder up', async () => {
   const frame = await /** @type {import('playwright-core').ElementHandle} */ (
     (await host.evaluateHandle((el) => /** @type {Element} */ (el.shadowRoot?.querySelector('iframe')))).asElement()).contentFrame();
   assert.ok(frame);
-  await frame.waitForFunction(() => /** @type {any} */ (window).__ap?.ui.latest?.step >= 5, null, { timeout: 30_000 });
-  assert.equal(await frame.evaluate(() => /** @type {any} */ (window).__ap.ui.config.seed), 5);
+  await frame.waitForFunction(() => /** @type {any} */ (window).__ap?.shown()?.step >= 5, null, { timeout: 30_000 });
+  assert.equal(await frame.evaluate(() => /** @type {any} */ (window).__ap.shown().config.seed), 5);
   assert.ok(frame.url().startsWith(base + SUB), frame.url());
   assert.deepEqual(errors, []);
   await page.close();

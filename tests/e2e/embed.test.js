@@ -6,6 +6,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { session } from './session.js';
+import { shownRun } from './harness.js';
 
 const env = session();
 
@@ -16,14 +17,14 @@ async function frameOf(page, selector) {
   const iframe = (await handle.evaluateHandle((el) => el.shadowRoot?.querySelector('iframe') ?? el)).asElement();
   const frame = await /** @type {import('playwright-core').ElementHandle} */ (iframe).contentFrame();
   assert.ok(frame, `${selector} has a frame`);
-  await frame.waitForFunction(() => /** @type {any} */ (window).__ap?.ui.latest != null, null, { timeout: 30_000 });
+  await shownRun(frame);
   return frame;
 }
 
 /** @param {import('playwright-core').Frame} f */
-const stepIn = (f) => f.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.step);
+const stepIn = (f) => f.evaluate(() => /** @type {any} */ (window).__ap.shown().step);
 /** @param {import('playwright-core').Frame} f */
-const runningIn = (f) => f.evaluate(() => /** @type {any} */ (window).__ap.ui.running);
+const runningIn = (f) => f.evaluate(() => /** @type {any} */ (window).__ap.shown().running);
 /** Whether the element is displayed. @param {import('playwright-core').Frame} f @param {string} sel */
 const shown = (f, sel) => f.evaluate((s) => {
   const el = document.querySelector(s);
@@ -50,16 +51,16 @@ test('embed mode in a sandboxed iframe: only figures and play / step / reset, si
   assert.ok(inner > 400, `a real height (${inner} px), not the iframe's default 150`);
   assert.equal(await f.evaluate(() => document.documentElement.scrollHeight <= window.innerHeight + 1), true, 'no inner scrollbar');
   // Autoplay, in view: it trains.
-  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 10, null, { timeout: 30_000 });
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 10, null, { timeout: 30_000 });
   // Scrolled out of view: it pauses.
   await page.evaluate(() => window.scrollTo(0, 4000));
-  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false, null, { timeout: 10_000 });
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false, null, { timeout: 10_000 });
   const s = await stepIn(f);
   await page.waitForTimeout(700);
   assert.equal(await stepIn(f), s, 'no steps while out of view');
   // Back in view: it resumes.
   await page.evaluate(() => window.scrollTo(0, 0));
-  await f.waitForFunction((n) => /** @type {any} */ (window).__ap.ui.latest.step > n + 5, s, { timeout: 30_000 });
+  await f.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n + 5, s, { timeout: 30_000 });
   assert.equal(await runningIn(f), true);
   assert.deepEqual(errors, []);
   await page.close();
@@ -69,9 +70,9 @@ test('with the maps hidden an embedded page still autoplays, and hidden buttons 
   const page = await env.context.newPage();
   await page.goto(`${env.url}tests/e2e/embed-host.html?embed=1&autoplay=1&speed=4&hide=alpha,beta,reset`);
   const f = await frameOf(page, '#frame');
-  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 5, null, { timeout: 30_000 });
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 5, null, { timeout: 30_000 });
   await f.click('#play');
-  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false);
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
   await f.locator('body').focus();
   await f.press('body', 'r');
   await page.waitForTimeout(300);
@@ -91,7 +92,7 @@ test('a hide= list hides the parts it names, and a wrong name is reported', asyn
   // Not embedded, hide= works on the full page too.
   const full = await env.context.newPage();
   await full.goto(`${env.url}?hide=settings,explain,new-seed`);
-  await full.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(full);
   const main = /** @type {import('playwright-core').Frame} */ (full.mainFrame());
   assert.equal(await shown(main, '#settings'), false);
   assert.equal(await shown(main, '#new-seed'), false);
@@ -103,7 +104,7 @@ test('a hide= list hides the parts it names, and a wrong name is reported', asyn
 test("the Embed button gives an iframe snippet of this run that works as given", async () => {
   const page = await env.context.newPage();
   await page.goto(`${env.url}?preset=small-hard&seed=4`);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(page);
   await page.click('#embed-button');
   const snippet = await page.inputValue('#embed-text');
   assert.match(snippet, /<iframe src="[^"]*embed=1[^"]*"/);
@@ -113,8 +114,8 @@ test("the Embed button gives an iframe snippet of this run that works as given",
   await page.route(`${env.url}snippet-host.html`, (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><title>host</title><body>${snippet}<div style="height:3000px"></div></body>` }));
   await page.goto(`${env.url}snippet-host.html`);
   const f = await frameOf(page, 'iframe');
-  assert.equal(await f.evaluate(() => /** @type {any} */ (window).__ap.ui.config.seed), 4);
-  await f.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 3, null, { timeout: 30_000 });
+  assert.equal(await f.evaluate(() => /** @type {any} */ (window).__ap.shown().config.seed), 4);
+  await f.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 3, null, { timeout: 30_000 });
   await page.waitForFunction(() => /** @type {HTMLElement} */ (document.querySelector('iframe')).getBoundingClientRect().height > 400);
   await page.close();
 });
@@ -127,10 +128,10 @@ test('two <attention-playground> elements train independently, and only while in
   await page.goto(`${env.url}tests/e2e/element-host.html`);
   const easy = await frameOf(page, '#easy');
   const hard = await frameOf(page, '#hard');
-  await easy.waitForFunction(() => /** @type {any} */ (window).__ap.ui.losses.length >= 20, null, { timeout: 30_000 });
-  await hard.waitForFunction(() => /** @type {any} */ (window).__ap.ui.losses.length >= 20, null, { timeout: 30_000 });
-  const ce = /** @type {any} */ (await easy.evaluate(() => /** @type {any} */ (window).__ap.ui.config));
-  const ch = /** @type {any} */ (await hard.evaluate(() => /** @type {any} */ (window).__ap.ui.config));
+  await easy.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 20, null, { timeout: 30_000 });
+  await hard.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 20, null, { timeout: 30_000 });
+  const ce = /** @type {any} */ (await easy.evaluate(() => /** @type {any} */ (window).__ap.shown().config));
+  const ch = /** @type {any} */ (await hard.evaluate(() => /** @type {any} */ (window).__ap.shown().config));
   assert.equal(ce.seed, 1);
   assert.equal(ch.seed, 2);
   assert.notEqual(ce.vocab, ch.vocab, 'the easy and the hard preset');
@@ -138,16 +139,16 @@ test('two <attention-playground> elements train independently, and only while in
   assert.ok(await shown(easy, '.metrics'));
   // Each runs its own worker: pausing one leaves the other training.
   await easy.click('#play');
-  await easy.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false);
+  await easy.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
   const e0 = await stepIn(easy);
   const h0 = await stepIn(hard);
-  await hard.waitForFunction((n) => /** @type {any} */ (window).__ap.ui.latest.step > n + 10, h0, { timeout: 30_000 });
+  await hard.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n + 10, h0, { timeout: 30_000 });
   assert.equal(await stepIn(easy), e0, 'the paused one stays');
   // The third, far below, has not started; scrolled into view it trains and the others pause.
   await page.evaluate(() => document.getElementById('later')?.scrollIntoView());
   const later = await frameOf(page, '#later');
-  await later.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step >= 10, null, { timeout: 30_000 });
-  await hard.waitForFunction(() => /** @type {any} */ (window).__ap.ui.running === false, null, { timeout: 10_000 });
+  await later.waitForFunction(() => /** @type {any} */ (window).__ap.shown().step >= 10, null, { timeout: 30_000 });
+  await hard.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false, null, { timeout: 10_000 });
   assert.deepEqual(errors, []);
   await page.close();
 });

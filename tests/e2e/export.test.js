@@ -6,14 +6,16 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { inflateSync } from 'node:zlib';
-import { freshPage, uiOf } from './harness.js';
+import { freshPage, shown, atStep, drawn } from './harness.js';
 import { session } from './session.js';
 
 const env = session();
 
 /** @param {string} [query] */
 const open = (query = '') => freshPage(env.browser, env.url + query);
-const ui = uiOf;
+/** The test handle's answer to `f` (docs/testing.md). @param {import('playwright-core').Page} page
+ * @param {(ap: any) => any} f @returns {Promise<any>} */
+const ap = (page, f) => page.evaluate(`(${f})(window.__ap)`);
 
 /** Trains to a step that was evaluated (a multiple of 10, ≥ n): play, pause, then single steps.
  * @param {import('playwright-core').Page} page @param {number} n */
@@ -22,20 +24,15 @@ async function trainTo(page, n) {
   await page.click('#play');
   await page.waitForFunction((k) => Number(document.getElementById('step')?.textContent) >= k, n, { timeout: 60_000 });
   await page.click('#play');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.running === false);
-  while (Number(await ui(page, 'ui.latest.step')) % 10 !== 0) {
-    const s = Number(await ui(page, 'ui.latest.step'));
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
+  while ((await shown(page)).step % 10 !== 0) {
+    const s = (await shown(page)).step;
     await page.click('#step-once');
-    await page.waitForFunction((k) => /** @type {any} */ (window).__ap.ui.latest.step === k + 1, s);
+    await atStep(page, s + 1);
   }
   await drawn(page);
-  return Number(await ui(page, 'ui.latest.step'));
+  return (await shown(page)).step;
 }
-
-/** Waits for the page to draw what it last received: the views are painted in the next
- * animation frame, so a picture read right after a step arrives may still be the one before.
- * @param {import('playwright-core').Page} page */
-const drawn = (page) => page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.dirty === false);
 
 /** Clicks an item of the Export menu and returns the downloaded file.
  * @param {import('playwright-core').Page} page @param {string} kind */
@@ -74,9 +71,10 @@ const alphaPixels = (page) => page.evaluate(() => /** @type {HTMLCanvasElement} 
 test('each export downloads a file that parses and holds what it should; a run file opens again', async () => {
   const { context, page, errors } = await open('?seed=3');
   const step = await trainTo(page, 30);
-  const losses = /** @type {number[]} */ (await ui(page, 'ui.losses'));
-  const history = /** @type {any[]} */ (await ui(page, 'ui.history'));
-  const latest = /** @type {any} */ (await ui(page, '({ ...ui.latest, alpha: Array.from(ui.latest.alpha), beta: Array.from(ui.latest.beta) })'));
+  const { step: lossSteps, loss: losses } = await ap(page, (h) => h.losses());
+  assert.deepEqual(lossSteps, Array.from({ length: step }, (_, i) => i + 1), 'a loss of every update');
+  const history = await ap(page, (h) => h.history());
+  const latest = await ap(page, (h) => h.maps());
   for (const [kind, minW] of /** @type {const} */ ([['alpha', 200], ['beta', 200], ['loss-chart', 200], ['acc-chart', 200], ['panel', 800]])) {
     const f = await exported(page, kind);
     assert.match(f.name, new RegExp(`^attention-playground-small-easy-seed3-step${step}-.*\\.png$`));
@@ -91,12 +89,15 @@ test('each export downloads a file that parses and holds what it should; a run f
   for (const e of history) assert.equal(Number(csv[e.step + 1][2]), e.loss, `eval loss at ${e.step}`);
   const hist = JSON.parse((await exported(page, 'history')).bytes.toString('utf8'));
   assert.deepEqual(hist.evaluations, history);
-  assert.deepEqual(hist.training_loss, losses);
+  assert.deepEqual(hist.training_loss, { step: lossSteps, loss: losses });
+  assert.deepEqual(hist.resolution, { evaluations: { stride: 1, recent_from: 0 }, training_loss: { stride: 1, recent_from: 1 } },
+    'every loss and evaluation of a short run');
   assert.equal(hist.config.seed, 3);
   const runBytes = (await exported(page, 'run')).bytes;
   const run = JSON.parse(runBytes.toString('utf8'));
   assert.equal(run.format, 'attention-playground-run');
-  assert.equal(run.version, 1);
+  assert.equal(run.version, 2);
+  assert.equal(run.lab, 'copying');
   assert.equal(run.config.seed, 3);
   assert.equal(run.step, step);
   assert.deepEqual(run.history.evaluations, history);
@@ -131,7 +132,7 @@ test('saved weights load into a fresh page and show the same α without retraini
   const { context, page } = await open('?preset=small-hard&seed=8');
   const step = await trainTo(page, 50);
   const before = await alphaPixels(page);
-  const loss = await ui(page, 'ui.history.at(-1).loss');
+  const loss = await ap(page, (h) => h.history().at(-1).loss);
   const f = await exported(page, 'weights');
   const w = JSON.parse(f.bytes.toString('utf8'));
   assert.equal(w.format, 'attention-playground-weights');
@@ -145,17 +146,17 @@ test('saved weights load into a fresh page and show the same α without retraini
   assert.notEqual(await alphaPixels(fresh.page), before);
   await fresh.page.setInputFiles('#open-file', { name: 'w.json', mimeType: 'application/json', buffer: f.bytes });
   await fresh.page.waitForFunction(() => /Loaded the saved weights/.test(document.getElementById('status')?.textContent ?? ''));
-  await fresh.page.waitForFunction((s) => /** @type {any} */ (window).__ap.ui.latest.step === s, step);
-  assert.equal(await ui(fresh.page, 'ui.config.seed'), 8, 'the settings of the weights');
-  assert.equal(await ui(fresh.page, 'ui.history.at(-1).loss'), loss, 'the same evaluation');
+  await atStep(fresh.page, step);
+  assert.equal((await shown(fresh.page)).config.seed, 8, 'the settings of the weights');
+  assert.equal(await ap(fresh.page, (h) => h.history().at(-1).loss), loss, 'the same evaluation');
   await fresh.page.waitForFunction((b) => /** @type {HTMLCanvasElement} */ (document.querySelector('#alpha canvas')).toDataURL() === b, before);
   // Trained on from the loaded step, the history's rows are numbered from it.
   await fresh.page.click('#step-once');
-  await fresh.page.waitForFunction((s) => /** @type {any} */ (window).__ap.ui.latest.step === s + 1, step);
+  await atStep(fresh.page, step + 1);
   const csv = (await exported(fresh.page, 'csv')).bytes.toString('utf8').trim().split('\n').map((l) => l.split(','));
   assert.deepEqual(csv.slice(1).map((r) => Number(r[0])), [step, step + 1]);
   assert.equal(csv[1][1], '', 'no training loss for the loaded step');
-  assert.equal(Number(csv[2][1]), await ui(fresh.page, 'ui.losses[0]'));
+  assert.equal(Number(csv[2][1]), (await ap(fresh.page, (h) => h.losses())).loss[0]);
   assert.equal(Number(csv[1][2]), loss, 'the loaded step’s evaluation');
   await drawn(fresh.page);
   const afterStep = await alphaPixels(fresh.page);
@@ -163,8 +164,8 @@ test('saved weights load into a fresh page and show the same α without retraini
   const other = { ...w, config: { ...w.config, hidden: 32 }, count: 3, params: Buffer.from(new Float32Array([1, 2, 3]).buffer).toString('base64') };
   await fresh.page.setInputFiles('#open-file', { name: 'bad.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(other)) });
   await fresh.page.waitForFunction(() => /weights: 3 values, but this model has/.test(document.getElementById('status')?.textContent ?? ''));
-  assert.equal(await ui(fresh.page, 'ui.latest.step'), step + 1);
-  assert.equal(await ui(fresh.page, 'ui.config.hidden'), w.config.hidden, 'the model is the loaded one');
+  assert.equal((await shown(fresh.page)).step, step + 1);
+  assert.equal((await shown(fresh.page)).config.hidden, w.config.hidden, 'the model is the loaded one');
   await drawn(fresh.page);
   assert.equal(await alphaPixels(fresh.page), afterStep);
   await fresh.context.close();

@@ -18,10 +18,11 @@ export const CHROMIUM_ARGS = [
   '--host-resolver-rules=MAP * ~NOTFOUND , EXCLUDE 127.0.0.1',
 ];
 
-/** Starts scripts/serve.py on a free port. @returns {Promise<{ url: string, stop: () => void }>} */
-export function startServer() {
+/** Starts scripts/serve.py of the checkout `root` (this one by default) on a free port; it
+ * serves that checkout. @param {string} [root] @returns {Promise<{ url: string, stop: () => void }>} */
+export function startServer(root = ROOT) {
   return new Promise((resolve, reject) => {
-    const proc = spawn('python3', [`${ROOT}/scripts/serve.py`, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn('python3', [`${root}/scripts/serve.py`, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     proc.on('error', reject);
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (/** @type {string} */ chunk) => {
@@ -57,12 +58,36 @@ export async function freshPage(browser, url, o = {}) {
     if (m.type() === 'error') errors.push(m.text());
   });
   await page.goto(url);
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(page);
   return { context, page, errors };
 }
 
-/** Evaluates `expr` with `ui` bound to the page's state (window.__ap.ui).
- * @param {import('playwright-core').Page} page @param {string} expr */
-export function uiOf(page, expr) {
-  return page.evaluate((e) => new Function('ui', `return ${e}`)(/** @type {any} */ (window).__ap.ui), expr);
+/** Waits for the page's shown run to have a snapshot (the test handle, docs/testing.md).
+ * @param {import('playwright-core').Page | import('playwright-core').Frame} page */
+export function shownRun(page) {
+  return page.waitForFunction(() => /** @type {any} */ (window).__ap?.shown() != null, null, { timeout: 30_000 });
+}
+
+/** The shown run in short (`__ap.shown()`). @param {import('playwright-core').Page | import('playwright-core').Frame} page
+ * @returns {Promise<any>} */
+export function shown(page) {
+  return page.evaluate(() => /** @type {any} */ (window).__ap.shown());
+}
+
+/** Waits until the page shows step `n` of its run. @param {import('playwright-core').Page | import('playwright-core').Frame} page
+ * @param {number} n @param {number} [timeout] */
+export function atStep(page, n, timeout = 30_000) {
+  return page.waitForFunction((k) => /** @type {any} */ (window).__ap.shown()?.step === k, n, { timeout });
+}
+
+/** Waits until the page's run has reached step `n` or beyond. @param {import('playwright-core').Page | import('playwright-core').Frame} page
+ * @param {number} n @param {number} [timeout] */
+export function pastStep(page, n, timeout = 30_000) {
+  return page.waitForFunction((k) => /** @type {any} */ (window).__ap.shown()?.step >= k, n, { timeout });
+}
+
+/** Waits until the figures show what the page last received (painted in the next
+ * animation frame). @param {import('playwright-core').Page} page */
+export function drawn(page) {
+  return page.waitForFunction(() => /** @type {any} */ (window).__ap.drawn());
 }

@@ -4,40 +4,41 @@
 // unusable keys are reported once and ignored while the rest applies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshPage, uiOf } from './harness.js';
+import { freshPage, shown, pastStep } from './harness.js';
 import { session } from './session.js';
 
 const env = session();
 
 /** @param {string} url @param {string[]} [permissions] */
 const fresh = (url, permissions = []) => freshPage(env.browser, url, { permissions });
-const ui = uiOf;
 
 /** Plays at full speed to step ≥ n, pauses, and returns the first n training losses.
  * @param {import('playwright-core').Page} page @param {number} n */
 async function lossesTo(page, n) {
   await page.selectOption('#speed', '1000');
   await page.click('#play');
-  await page.waitForFunction((k) => /** @type {any} */ (window).__ap.ui.losses.length >= k, n, { timeout: 60_000 });
+  await pastStep(page, n, 60_000);
   await page.click('#play');
-  return /** @type {number[]} */ (await ui(page, `ui.losses.slice(0, ${n})`));
+  const l = await page.evaluate(() => /** @type {any} */ (window).__ap.losses());
+  assert.deepEqual(l.step.slice(0, n), Array.from({ length: n }, (_, i) => i + 1), 'every step’s loss');
+  return /** @type {number[]} */ (l.loss.slice(0, n));
 }
 
 test('a copied link opened in a fresh browser context reproduces the first 100 losses exactly', async () => {
   const a = await fresh(env.url, ['clipboard-read', 'clipboard-write']);
   await a.page.selectOption('#preset', 'small-hard');
   await a.page.waitForFunction(() => {
-    const u = /** @type {any} */ (window).__ap.ui;
-    return u.config.vocab === u.presets['small-hard'].vocab;
+    const ap = /** @type {any} */ (window).__ap;
+    return ap.shown()?.config.vocab === ap.presets()['small-hard'].vocab;
   });
   await a.page.fill('#set-seed', '7');
   await a.page.dispatchEvent('#set-seed', 'change');
-  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.config.seed === 7);
+  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.seed === 7);
   await a.page.fill('#set-learning_rate', '0.002');
   await a.page.dispatchEvent('#set-learning_rate', 'change');
-  await a.page.waitForFunction(() => Math.abs(/** @type {any} */ (window).__ap.ui.config.learning_rate - 0.002) < 1e-9);
+  await a.page.waitForFunction(() => Math.abs(/** @type {any} */ (window).__ap.shown()?.config.learning_rate - 0.002) < 1e-6);
   await a.page.selectOption('#seq', '3');
-  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.seq === 3);
+  await a.page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().seq === 3);
   // The address bar follows the run.
   await a.page.waitForFunction(() => location.search.includes('seed=7') && location.search.includes('seq=3'));
   await a.page.click('#copy-link');
@@ -57,7 +58,7 @@ test('a copied link opened in a fresh browser context reproduces the first 100 l
   const b = await fresh(link);
   assert.equal(await b.page.inputValue('#set-seed'), '7');
   assert.equal(await b.page.inputValue('#preset'), 'custom', 'the seed differs from the preset');
-  assert.equal(await ui(b.page, 'ui.seq'), 3);
+  assert.equal((await shown(b.page)).seq, 3);
   const got = await lossesTo(b.page, 100);
   assert.equal(got.length, 100);
   assert.deepEqual(got, want, 'the same 100 training losses, bit for bit');
@@ -68,8 +69,9 @@ test('a copied link opened in a fresh browser context reproduces the first 100 l
 test("a link's unknown and malformed keys are reported once and ignored; the rest applies", async () => {
   const query = '?v=1&preset=small-hard&seed=5&bogus=1&hidden=abc&heads=99&speed=3&workers=1';
   const { context, page, errors } = await fresh(env.url + query);
-  const presetVocab = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].vocab);
-  const presetHidden = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.presets['small-hard'].hidden);
+  const presets = await page.evaluate(() => /** @type {any} */ (window).__ap.presets());
+  const presetVocab = presets['small-hard'].vocab;
+  const presetHidden = presets['small-hard'].hidden;
   await page.waitForSelector('#status:not([hidden])');
   const status = await page.textContent('#status') ?? '';
   assert.match(status, /unknown key “bogus”/);
@@ -77,7 +79,7 @@ test("a link's unknown and malformed keys are reported once and ignored; the res
   assert.match(status, /heads: .*1 to 16/, 'a range the trainer refuses');
   assert.match(status, /speed: must be one of/);
   assert.equal(status.split('bogus').length, 2, 'said once');
-  const config = /** @type {any} */ (await ui(page, 'ui.config'));
+  const config = (await shown(page)).config;
   assert.equal(config.seed, 5, 'the seed of the link');
   assert.equal(config.vocab, presetVocab, 'the preset of the link');
   assert.equal(config.hidden, presetHidden, 'the malformed width is ignored');
@@ -101,7 +103,7 @@ test('a link asking for a sequence or head the run lacks is reported and the run
   assert.match(status, /unknown key “toString”/);
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 5);
-  assert.equal(await ui(page, 'ui.seq'), 49, 'the last sequence instead');
+  assert.equal((await shown(page)).seq, 49, 'the last sequence instead');
   assert.deepEqual(errors, []);
   await context.close();
 });

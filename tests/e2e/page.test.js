@@ -5,6 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { session } from './session.js';
+import { shownRun, shown, atStep } from './harness.js';
 
 const env = session();
 
@@ -26,7 +27,7 @@ async function open(query = '') {
   });
   await page.goto(env.url + query);
   await page.waitForFunction(() => document.getElementById('variant')?.textContent !== 'loading…');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest !== null);
+  await shownRun(page);
   return { page, errors, foreign };
 }
 
@@ -79,7 +80,7 @@ test('on the easy preset attention and KTIW accuracy rise within a few hundred s
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 400, null, { timeout: 60_000 });
   await page.click('#play');
-  const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
+  const h = await page.evaluate(() => /** @type {any} */ (window).__ap.history());
   const first = h[0];
   const last = h[h.length - 1];
   assert.equal(first.step, 0);
@@ -97,16 +98,16 @@ test('on the easy preset attention and KTIW accuracy rise within a few hundred s
 test('reset returns to step 0 and replays the same first-step loss', async () => {
   const { page } = await open();
   await page.click('#step-once');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step === 1);
-  const loss1 = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.loss);
+  await atStep(page, 1);
+  const loss1 = (await shown(page)).loss;
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 20);
   await page.click('#play');
   await page.click('#reset');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 0);
   await page.click('#step-once');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.step === 1);
-  const again = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.latest.loss);
+  await atStep(page, 1);
+  const again = (await shown(page)).loss;
   assert.equal(again, loss1);
   await page.close();
 });
@@ -124,11 +125,11 @@ test('a bad setting is refused in place and training carries on', async () => {
   await page.waitForFunction(() => /from 1 to 16/.test(document.getElementById('err-heads')?.textContent ?? ''));
   const s1 = await stepOf(page);
   await page.waitForFunction((s) => Number(document.getElementById('step')?.textContent) > s + 5, s1);
-  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.config.heads), 1, 'the run is unchanged');
+  assert.equal((await shown(page)).config.heads, 1, 'the run is unchanged');
   await page.fill('#set-learning_rate', '-1');
   await page.dispatchEvent('#set-learning_rate', 'change');
   await page.waitForFunction(() => /learning_rate: must be/.test(document.getElementById('err-learning_rate')?.textContent ?? ''));
-  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.running), true);
+  assert.equal((await shown(page)).running, true);
   assert.deepEqual(errors, []);
   await page.close();
 });
@@ -151,9 +152,13 @@ test('a huge learning rate makes the run pause itself with a message', async () 
 
 test('a panic in the worker is shown with its message and the page can start again', async () => {
   const { page } = await open();
-  await page.evaluate(() => /** @type {any} */ (window).__ap.send({ type: 'debug-panic' }));
+  await page.evaluate(() => /** @type {any} */ (window).__ap.debugPanic());
   await page.waitForSelector('#panic:not([hidden])');
   assert.match(await page.textContent('#panic-message') ?? '', /panic requested by debugPanic/);
+  // What the run cannot give any more is refused with a message, not waited for.
+  await page.click('#export-menu summary');
+  await page.click('[data-export="csv"]');
+  await page.waitForFunction(() => /^Export: .*start it again/.test(document.getElementById('status')?.textContent ?? ''));
   await page.click('#panic-reset');
   await page.waitForSelector('#panic', { state: 'hidden' });
   await page.click('#step-once');
@@ -172,14 +177,13 @@ test('two workers sharing each batch and each evaluation reproduce the one-worke
       await page.waitForFunction((n) => Number(document.getElementById('step')?.textContent) === n, i, { timeout: 60_000 });
     }
     const workers = await page.textContent('#workers-count');
-    const h = await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history);
+    const h = await page.evaluate(() => /** @type {any} */ (window).__ap.history());
     // A sequence in the second half of the evaluation batch: the helper evaluates it.
     await page.selectOption('#seq', '40');
-    await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.latest.seq === 40);
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().seq === 40);
     const maps = await page.evaluate(() => {
-      const ui = /** @type {any} */ (window).__ap.ui;
-      const l = ui.latest;
-      return { evaluated: ui.history.at(-1)?.step, alpha: Array.from(l.alpha), beta: Array.from(l.beta) };
+      const ap = /** @type {any} */ (window).__ap;
+      return { evaluated: ap.history().at(-1)?.step, ...ap.maps() };
     });
     assert.deepEqual(errors, []);
     await page.close();
@@ -208,9 +212,9 @@ test('two workers sharing each batch and each evaluation reproduce the one-worke
 
 test('a second snapshot of the same step keeps the evaluations already drawn', async () => {
   const { page } = await open();
-  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history.length), 1, 'step 0 evaluated');
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.history().length), 1, 'step 0 evaluated');
   await page.selectOption('#seq', '2');
-  await page.waitForFunction(() => /** @type {any} */ (window).__ap.ui.seq === 2);
-  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.ui.history.length), 1, 'still there');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().seq === 2);
+  assert.equal(await page.evaluate(() => /** @type {any} */ (window).__ap.history().length), 1, 'still there');
   await page.close();
 });

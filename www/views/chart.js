@@ -23,18 +23,6 @@
  * @property {string} [xLabel='training step']
  */
 
-/** Okabe & Ito (2008), colours that stay distinct under the common colour-vision deficiencies. */
-export const okabeIto = Object.freeze({
-  black: '#000000',
-  orange: '#E69F00',
-  skyBlue: '#56B4E9',
-  bluishGreen: '#009E73',
-  yellow: '#F0E442',
-  blue: '#0072B2',
-  vermillion: '#D55E00',
-  reddishPurple: '#CC79A7',
-});
-
 /** @type {number[][]} */
 const DASHES = [[], [7, 4], [1.5, 3], [9, 3, 2, 3], [3, 3], [12, 4]];
 
@@ -120,6 +108,8 @@ export class LineChart {
     /** @private */ this.yRange = yRange;
     /** @private */ this.format = format ?? defaultFormat;
     /** @private @type {readonly ChartPoint[]} */ this.points = [];
+    /** The array last passed to update(). @private @type {readonly ChartPoint[] | null} */ this.given = null;
+    /** Whether the next update() draws even the same points (the colours changed). @private */ this.stale = true;
     /** @private */ this.cssW = 0;
     /** @private */ this.cssH = 0;
     /** @private */ this.layout = { left: 0, top: 0, w: 0, h: 0, x0: 0, x1: 1, y0: 0, y1: 1 };
@@ -188,6 +178,11 @@ export class LineChart {
    * @param {readonly ChartPoint[]} points
    */
   update(points) {
+    // The same points as last drawn (the owner redraws every frame, the history changes
+    // when the model is evaluated): nothing to draw, unless the colours changed.
+    if (points === this.given && !this.stale) return;
+    this.given = points;
+    this.stale = false;
     let sorted = true;
     for (let i = 1; i < points.length; i++) {
       if (points[i].step < points[i - 1].step) {
@@ -307,6 +302,7 @@ export class LineChart {
    * drawing resolves them again. */
   invalidate() {
     this.resolved.clear();
+    this.stale = true;
   }
 
   /**

@@ -4,7 +4,7 @@
 import { load } from 'attention-playground';
 
 const ap = await load();
-const t = new ap.Trainer(ap.preset('small-easy'));
+const t = new ap.Trainer('copying', ap.presets('copying')['small-easy']);
 const losses = [];
 for (let i = 0; i < 30; i++) losses.push(t.steps(1));
 console.log(JSON.stringify({ variant: ap.kernelVariant(), step: t.step, losses }));

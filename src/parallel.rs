@@ -1,0 +1,427 @@
+//! Data parallelism over replicas of one model: every replica draws the same batches,
+//! computes the gradient of its share of each batch's rows (weighted by that share), the
+//! replicas' gradients are summed ([`accumulate`]) and every replica applies the same sum,
+//! so they stay identical; evaluations are split by rows the same way and gathered by the
+//! run ([`crate::train::Trainer`]). A run on one worker is one replica of one. How the
+//! gradients travel (messages between workers) is the page's business.
+
+use crate::config::{AttentionMode, Config, ConfigError};
+use crate::metrics::{
+    aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, Evaluation, KtiwProbe,
+};
+use crate::model::params::{Dims, Layout};
+use crate::model::{Seq2Seq, Workspace};
+use crate::optim::Optimizer;
+use crate::rng::Rng;
+use crate::tasks::{Batch, Task};
+use std::fmt;
+
+/// The independent random streams of one seed.
+const STREAM_INIT: u64 = 1;
+const STREAM_TRAIN: u64 = 2;
+const STREAM_EVAL: u64 = 3;
+const STREAM_TABLE: u64 = 4;
+
+/// A loss above this many times chance level (`ln NT`, the loss of a uniform guess) means
+/// the run has diverged: with bounded gradients the weights grow without ever reaching NaN,
+/// so waiting for a NaN would wait for ever.
+pub const DIVERGED_FACTOR: f32 = 10.0;
+
+/// A step that could not be applied.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum StepError {
+    /// The loss is NaN, infinite or above [`DIVERGED_FACTOR`] × chance, or a gradient is not
+    /// finite; the parameters were left as they were.
+    Diverged { step: u64, loss: f32 },
+}
+
+impl fmt::Display for StepError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StepError::Diverged { step, loss } => write!(
+                f,
+                "training diverged at step {step} (loss {loss}): lower the learning rate and reset"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for StepError {}
+
+/// Rows `lo..hi` of a batch: share `index` of `count` near-equal parts.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+    pub lo: usize,
+    pub hi: usize,
+}
+
+impl Shard {
+    pub fn new(index: usize, count: usize, rows: usize) -> Shard {
+        Shard {
+            index,
+            count,
+            lo: index * rows / count,
+            hi: (index + 1) * rows / count,
+        }
+    }
+
+    /// No rows: a replica that evaluates nothing.
+    pub fn none(index: usize, count: usize) -> Shard {
+        Shard {
+            index,
+            count,
+            lo: 0,
+            hi: 0,
+        }
+    }
+
+    pub fn len(&self) -> usize {
+        self.hi - self.lo
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hi == self.lo
+    }
+}
+
+/// Which rows of the evaluation batch (`rows` sequences) replica `index` of `count`
+/// evaluates: its share, unless there are fewer rows than replicas; then replica 0
+/// evaluates them all.
+pub fn evaluation_shard(index: usize, count: usize, rows: usize) -> Shard {
+    match (count, index) {
+        (c, _) if c > 1 && rows >= c => Shard::new(index, count, rows),
+        (_, 0) => Shard::new(0, 1, rows),
+        _ => Shard::none(index, count),
+    }
+}
+
+/// The replicas' reduction: `sum += part` (each replica's gradient is already weighted by
+/// its share of the batch, so the sum is the whole batch's gradient).
+pub fn accumulate(sum: &mut [f32], part: &[f32]) {
+    assert_eq!(sum.len(), part.len(), "a gradient of another model");
+    for (s, &p) in sum.iter_mut().zip(part) {
+        *s += p;
+    }
+}
+
+/// One replica's evaluation of its rows `lo..hi` of the evaluation batch: the metrics are
+/// means over those rows, `alpha` (K, rows, Lt, Ls) and `beta` (rows, Lt, Ls) their maps.
+#[derive(Clone, Copy, Debug)]
+pub struct EvaluationPart<'a> {
+    pub evaluation: Evaluation,
+    pub lo: usize,
+    pub hi: usize,
+    pub alpha: &'a [f32],
+    pub beta: &'a [f32],
+}
+
+/// Evaluates rows `rows.lo..rows.hi` of the fixed evaluation batch, in buffers of its own.
+#[derive(Clone, Debug)]
+pub struct Evaluator {
+    rows: Shard,
+    batch: Batch, // (rows) its sequences of the evaluation batch
+    ws: Workspace,
+    probe: KtiwProbe,
+    alpha_mean: Vec<f32>, // (rows, Lt, Ls)
+    beta: Vec<f32>,       // (rows, Lt, Ls)
+}
+
+impl Evaluator {
+    pub fn new(model: &Seq2Seq, config: &Config, rows: Shard) -> Evaluator {
+        let (ls, lt, n) = (config.src_len(), config.src_len(), rows.len());
+        Evaluator {
+            rows,
+            batch: Batch::new(n, config.length),
+            ws: model.workspace(n, ls, lt),
+            probe: KtiwProbe::new(model, n, ls, lt),
+            alpha_mean: vec![0.0; n * lt * ls],
+            beta: vec![0.0; n * lt * ls],
+        }
+    }
+
+    /// The forward pass of its rows of `eval_batch`, `α` averaged over heads, `β` by the
+    /// probe, and the metrics as means over its rows.
+    pub fn evaluate(
+        &mut self,
+        model: &Seq2Seq,
+        params: &[f32],
+        eval_batch: &Batch,
+        step: u64,
+    ) -> EvaluationPart<'_> {
+        let Shard { lo, hi, .. } = self.rows;
+        eval_batch.copy_rows(lo, hi, &mut self.batch);
+        let (ls, lt) = (self.batch.src_len, self.batch.tgt_len);
+        let p = model.layout.split(params);
+        let loss = model.forward(&p, &mut self.ws, &self.batch);
+        mean_over_heads(&self.ws.alpha, model.dims.heads, &mut self.alpha_mean);
+        let ktiw_score = self
+            .probe
+            .run(model, &p, &self.ws, &self.batch, &mut self.beta);
+        let evaluation = Evaluation {
+            step,
+            loss,
+            token_accuracy: token_accuracy(&self.ws.logp, &self.batch.target_out, model.dims.n_tok),
+            attention_accuracy: aligned_accuracy(&self.alpha_mean, &self.batch.aligned, ls),
+            ktiw_accuracy: aligned_accuracy(&self.beta, &self.batch.aligned, ls),
+            ktiw_score,
+            agreement: mean_agreement(&self.alpha_mean, &self.beta, lt, ls),
+        };
+        EvaluationPart {
+            evaluation,
+            lo,
+            hi,
+            alpha: &self.ws.alpha,
+            beta: &self.beta,
+        }
+    }
+}
+
+/// One replica of a model in training: its parameters and optimiser, the task's seeded
+/// batch stream (the same on every replica), the gradient of its rows of each batch, and
+/// the evaluation of its rows of the fixed evaluation batch. Everything is allocated in
+/// `new`; a step allocates nothing.
+#[derive(Clone, Debug)]
+pub struct Replica {
+    config: Config,
+    model: Seq2Seq,
+    params: Vec<f32>, // (P,) flat, layout `model.layout`
+    grads: Vec<f32>,  // (P,) the gradient of this replica's rows, weighted by their share
+    optimizer: Optimizer,
+    task: Task,
+    train_rng: Rng,
+    train_batch: Batch, // (B sequences) the step's batch, the same on every replica
+    shard: Shard,
+    shard_batch: Batch,  // (hi − lo sequences) this replica's rows, when sharded
+    train_ws: Workspace, // sized for the shard
+    eval_batch: Batch,   // (Be sequences) fixed by the seed
+    evaluator: Option<Evaluator>,
+    step: u64,
+}
+
+impl Replica {
+    /// Replica `index` of `count` of a run of `config`, at step 0. With `count == 1` it
+    /// trains on whole batches.
+    pub fn new(config: Config, index: usize, count: usize) -> Result<Replica, ConfigError> {
+        config.validate()?;
+        let b = config.batch;
+        if count == 0 || count > b {
+            return Err(ConfigError::new(
+                "workers",
+                format!("must be a whole number from 1 to the batch size {b}, got {count}"),
+            ));
+        }
+        if index >= count {
+            return Err(ConfigError::new(
+                "worker",
+                format!("must be below the number of workers {count}, got {index}"),
+            ));
+        }
+        let model = Seq2Seq::new(dims_of(&config), config.attention == AttentionMode::Uniform);
+        let (ls, lt, n) = (config.src_len(), config.src_len(), model.layout.len);
+        let shard = Shard::new(index, count, b);
+        let eval_rows = evaluation_shard(index, count, config.eval_batch);
+        let evaluator = (!eval_rows.is_empty()).then(|| Evaluator::new(&model, &config, eval_rows));
+        let mut replica = Replica {
+            params: vec![0.0; n],
+            grads: vec![0.0; n],
+            optimizer: Optimizer::new(config.optimizer, config.learning_rate, n),
+            task: Task::new(&config, &mut Rng::new(config.seed, STREAM_TABLE)),
+            train_rng: Rng::new(config.seed, STREAM_TRAIN),
+            train_batch: Batch::new(b, config.length),
+            shard,
+            shard_batch: Batch::new(if count > 1 { shard.len() } else { 0 }, config.length),
+            train_ws: model.workspace(shard.len(), ls, lt),
+            eval_batch: Batch::new(config.eval_batch, config.length),
+            evaluator,
+            step: 0,
+            model,
+            config,
+        };
+        replica.start(replica.config.seed);
+        Ok(replica)
+    }
+
+    /// (Re)initialises everything that depends on the seed, in place: step 0.
+    fn start(&mut self, seed: u64) {
+        self.config.seed = seed;
+        self.model
+            .layout
+            .initialise(&mut self.params, &mut Rng::new(seed, STREAM_INIT));
+        self.optimizer.reset();
+        self.task = Task::new(&self.config, &mut Rng::new(seed, STREAM_TABLE));
+        self.train_rng = Rng::new(seed, STREAM_TRAIN);
+        self.task
+            .fill(&mut Rng::new(seed, STREAM_EVAL), &mut self.eval_batch);
+        self.step = 0;
+    }
+
+    /// Starts again from step 0, with the same seed or a new one.
+    pub fn reset(&mut self, seed: Option<u64>) {
+        self.start(seed.unwrap_or(self.config.seed));
+    }
+
+    /// Changes the learning rate from the next step on.
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
+        Config {
+            learning_rate: lr,
+            ..self.config.clone()
+        }
+        .validate()?;
+        self.config.learning_rate = lr;
+        self.optimizer.learning_rate = lr;
+        Ok(())
+    }
+
+    /// Draws the next batch and computes the gradient of the mean loss over this replica's
+    /// rows, weighted by its share of the batch, into [`Replica::gradient`]; returns that
+    /// loss, weighted the same way. Nothing is updated yet.
+    pub fn compute_gradient(&mut self) -> Result<f32, StepError> {
+        self.task.fill(&mut self.train_rng, &mut self.train_batch);
+        let batch = if self.shard.count == 1 {
+            &self.train_batch
+        } else {
+            self.train_batch
+                .copy_rows(self.shard.lo, self.shard.hi, &mut self.shard_batch);
+            &self.shard_batch
+        };
+        let p = self.model.layout.split(&self.params);
+        let loss = self.model.forward(&p, &mut self.train_ws, batch);
+        let chance = (self.model.dims.n_tok as f32).ln();
+        if !(loss.is_finite() && loss <= DIVERGED_FACTOR * chance) {
+            return Err(StepError::Diverged {
+                step: self.step,
+                loss,
+            });
+        }
+        self.model
+            .backward(&p, &mut self.grads, &mut self.train_ws, batch);
+        if !self.grads.iter().all(|g| g.is_finite()) {
+            return Err(StepError::Diverged {
+                step: self.step,
+                loss: f32::NAN,
+            });
+        }
+        let w = self.weight();
+        if w != 1.0 {
+            self.grads.iter_mut().for_each(|g| *g *= w);
+        }
+        Ok(w * loss)
+    }
+
+    /// This replica's share of each batch's rows: the weight of its gradient and loss.
+    pub fn weight(&self) -> f32 {
+        self.shard.len() as f32 / self.config.batch as f32
+    }
+
+    /// The gradient buffer (P,): this replica's weighted gradient after
+    /// [`Replica::compute_gradient`], the sum once the other replicas' are added.
+    pub fn gradient(&self) -> &[f32] {
+        &self.grads
+    }
+
+    pub fn gradient_mut(&mut self) -> &mut [f32] {
+        &mut self.grads
+    }
+
+    /// Adds another replica's weighted gradient to the gradient buffer ([`accumulate`]).
+    pub fn add_gradient(&mut self, part: &[f32]) {
+        accumulate(&mut self.grads, part);
+    }
+
+    /// Applies the gradient buffer as one optimiser update; returns whether an evaluation
+    /// is due at the new step (a multiple of `eval_every`).
+    pub fn apply(&mut self) -> bool {
+        self.optimizer.update(&mut self.params, &self.grads);
+        self.step += 1;
+        self.step.is_multiple_of(self.config.eval_every as u64)
+    }
+
+    /// A replica other than the run's: applies the replicas' summed gradient `sum`, and
+    /// returns its part of the evaluation when one is due.
+    pub fn apply_sum(&mut self, sum: &[f32]) -> Option<EvaluationPart<'_>> {
+        self.grads.copy_from_slice(sum);
+        if self.apply() {
+            self.evaluate_rows()
+        } else {
+            None
+        }
+    }
+
+    /// Evaluates this replica's rows of the evaluation batch (none: `None`).
+    pub fn evaluate_rows(&mut self) -> Option<EvaluationPart<'_>> {
+        let e = self.evaluator.as_mut()?;
+        Some(e.evaluate(&self.model, &self.params, &self.eval_batch, self.step))
+    }
+
+    /// Replaces the parameters with saved ones as the state after `step` updates; the
+    /// optimiser's moments and the batch stream start afresh. A buffer of another length or
+    /// with a non-finite value changes nothing.
+    pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), String> {
+        check_weights(self.params.len(), params)?;
+        self.params.copy_from_slice(params);
+        self.optimizer.reset();
+        self.train_rng = Rng::new(self.config.seed, STREAM_TRAIN);
+        self.step = step;
+        Ok(())
+    }
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn model(&self) -> &Seq2Seq {
+        &self.model
+    }
+
+    /// The flat parameter buffer (layout `model().layout`).
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+
+    pub fn shard(&self) -> Shard {
+        self.shard
+    }
+
+    /// Updates applied so far.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// The fixed evaluation batch (its tokens label the heatmaps' axes).
+    pub fn eval_batch(&self) -> &Batch {
+        &self.eval_batch
+    }
+}
+
+/// The model sizes of a run's settings.
+pub fn dims_of(config: &Config) -> Dims {
+    Dims {
+        n_tok: config.vocab + 2,
+        hidden: config.hidden,
+        dirs: if config.bidirectional { 2 } else { 1 },
+        heads: config.heads,
+    }
+}
+
+/// Whether `params` could be loaded into a model of `config`, without building one: valid
+/// settings, as many values as their model has, all finite.
+pub fn check_params(config: &Config, params: &[f32]) -> Result<(), String> {
+    config.validate().map_err(|e| e.to_string())?;
+    check_weights(Layout::new(dims_of(config)).len, params)
+}
+
+/// `params` are `len` finite values.
+fn check_weights(len: usize, params: &[f32]) -> Result<(), String> {
+    if params.len() != len {
+        return Err(format!(
+            "weights: {} values, but this model has {len} (are the settings the same?)",
+            params.len()
+        ));
+    }
+    if let Some(i) = params.iter().position(|x| !x.is_finite()) {
+        return Err(format!("weights: value {i} is {}", params[i]));
+    }
+    Ok(())
+}

@@ -1,0 +1,305 @@
+//! The copying lab's side of the facade: its settings from JS, its presets, its snapshot
+//! (`α`, `β` and each head's `α` of one evaluation sequence, with its tokens and alignment)
+//! and its evaluation parts, as JS objects of typed arrays.
+
+use super::js::{error, get, set, to_js, transfer_list};
+use super::lab::{Lab, LabReplica, LabRun};
+use crate::config::{Config, PRESETS};
+use crate::metrics::Evaluation;
+use crate::parallel::{check_params, EvaluationPart, Replica};
+use crate::series::Series;
+use crate::train::Trainer;
+use js_sys::{Array, Float32Array, Float64Array, Object, Uint32Array};
+use wasm_bindgen::prelude::*;
+
+/// The copying lab, as the facade lists it.
+pub const LAB: Lab = Lab {
+    name: "copying",
+    presets,
+    validate: |c| to_js(&config(c)?),
+    check_weights: |c, params| check_params(&config(c)?, params).map_err(|e| JsError::new(&e)),
+    run: |c, workers| {
+        Ok(Box::new(
+            Trainer::leader(config(c)?, workers).map_err(error)?,
+        ))
+    },
+    replica: |c, index, count| {
+        Ok(Box::new(
+            Replica::new(config(c)?, index, count).map_err(error)?,
+        ))
+    },
+};
+
+impl LabRun for Trainer {
+    fn steps(&mut self, n: u32) -> Result<f32, JsError> {
+        if self.shard().count > 1 {
+            return Err(JsError::new(
+                "a data-parallel run steps with computeGradient, addGradient and apply",
+            ));
+        }
+        let mut loss = self.last_loss();
+        for _ in 0..n {
+            loss = self.step().map_err(error)?;
+        }
+        Ok(loss)
+    }
+
+    fn step(&self) -> u64 {
+        self.step_count()
+    }
+
+    fn last_loss(&self) -> f32 {
+        Trainer::last_loss(self)
+    }
+
+    fn config(&self) -> Result<JsValue, JsError> {
+        to_js(Trainer::config(self))
+    }
+
+    fn snapshot(&self, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
+        snapshot(self, request)
+    }
+
+    fn history(&self) -> Result<Object, JsError> {
+        history(self).map(|(h, _)| h)
+    }
+
+    fn losses(&self) -> Result<Object, JsError> {
+        losses(self)
+    }
+
+    fn reset(&mut self, seed: Option<u64>) {
+        Trainer::reset(self, seed);
+    }
+
+    fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
+        Trainer::set_learning_rate(self, lr).map_err(error)
+    }
+
+    fn params(&self) -> &[f32] {
+        Trainer::params(self)
+    }
+
+    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError> {
+        Trainer::load_params(self, params, step)
+            .map(|_| ())
+            .map_err(|e| JsError::new(&e))
+    }
+
+    fn compute_gradient(&mut self) -> Result<f32, JsError> {
+        Trainer::compute_gradient(self).map_err(error)
+    }
+
+    fn add_gradient(&mut self, part: &[f32], loss: f32) {
+        Trainer::add_gradient(self, part, loss);
+    }
+
+    fn gradient(&self) -> &[f32] {
+        Trainer::gradient(self)
+    }
+
+    fn apply(&mut self) {
+        Trainer::apply(self);
+    }
+
+    fn evaluation_pending(&self) -> bool {
+        Trainer::evaluation_pending(self)
+    }
+
+    fn add_evaluation_part(&mut self, part: &JsValue) -> Result<(), JsError> {
+        add_part(self, part)
+    }
+}
+
+impl LabReplica for Replica {
+    fn compute_gradient(&mut self) -> Result<f32, JsError> {
+        Replica::compute_gradient(self).map_err(error)
+    }
+
+    fn gradient(&self) -> &[f32] {
+        Replica::gradient(self)
+    }
+
+    fn apply_sum(&mut self, sum: &[f32]) -> Result<JsValue, JsError> {
+        match Replica::apply_sum(self, sum) {
+            Some(p) => part(&p).map(JsValue::from),
+            None => Ok(JsValue::UNDEFINED),
+        }
+    }
+
+    fn reset(&mut self, seed: Option<u64>) {
+        Replica::reset(self, seed);
+    }
+
+    fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
+        Replica::set_learning_rate(self, lr).map_err(error)
+    }
+
+    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError> {
+        Replica::load_params(self, params, step).map_err(|e| JsError::new(&e))
+    }
+}
+
+/// Settings from JS (a missing field takes the default), validated.
+pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
+    let config: Config = serde_wasm_bindgen::from_value(value)
+        .map_err(|e| JsError::new(&format!("settings: {e}")))?;
+    config
+        .validate()
+        .map_err(|e| JsError::new(&e.to_string()))?;
+    Ok(config)
+}
+
+fn presets() -> Result<JsValue, JsError> {
+    let out = Object::new();
+    for name in PRESETS {
+        let c = Config::preset(name).expect("every listed preset exists");
+        set(&out, name, &to_js(&c)?)?;
+    }
+    Ok(out.into())
+}
+
+/// `request.key` as a whole number, or `default`.
+fn number(request: &JsValue, key: &str, default: f64) -> f64 {
+    get(request, key).as_f64().unwrap_or(default)
+}
+
+/// The snapshot object, its typed arrays to transfer, and the history version it stands for.
+fn snapshot(t: &Trainer, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
+    let b = t.eval_batch();
+    let heads = t.config().heads;
+    let seq = number(request, "seq", 0.0).clamp(0.0, (b.batch - 1) as f64) as usize;
+    let head = number(request, "head", -1.0);
+    let head = if head >= 0.0 && (head as usize) < heads && head.fract() == 0.0 {
+        Some(head as usize)
+    } else {
+        None
+    };
+    let snap = Object::new();
+    set(&snap, "lab", &"copying".into())?;
+    set(&snap, "step", &(t.step_count() as f64).into())?;
+    set(&snap, "loss", &t.last_loss().into())?;
+    set(&snap, "workers", &(t.shard().count as f64).into())?;
+    set(&snap, "config", &to_js(t.config())?)?;
+    set(&snap, "seq", &(seq as f64).into())?;
+    set(&snap, "head", &head.map_or(-1.0, |k| k as f64).into())?;
+    let shape = Object::new();
+    set(&shape, "tgtLen", &(b.tgt_len as f64).into())?;
+    set(&shape, "srcLen", &(b.src_len as f64).into())?;
+    set(&shape, "heads", &(heads as f64).into())?;
+    set(&shape, "evalSeqs", &(b.batch as f64).into())?;
+    set(&snap, "shape", &shape)?;
+    let alpha: JsValue = Float32Array::from(t.attention(seq, head)).into();
+    let beta: JsValue = Float32Array::from(t.ktiw(seq)).into();
+    let per_head: Vec<JsValue> = if heads > 1 {
+        (0..heads)
+            .map(|k| Float32Array::from(t.attention(seq, Some(k))).into())
+            .collect()
+    } else {
+        Vec::new()
+    };
+    let source: Vec<u32> = (0..b.src_len).map(|s| b.src(s, seq)).collect();
+    let target: Vec<u32> = (0..b.tgt_len).map(|s| b.tgt(s, seq)).collect();
+    let tokens: [JsValue; 3] = [
+        Uint32Array::from(&source[..]).into(),
+        Uint32Array::from(&target[..]).into(),
+        Uint32Array::from(&b.aligned[..]).into(),
+    ];
+    set(&snap, "alpha", &alpha)?;
+    set(&snap, "beta", &beta)?;
+    set(&snap, "perHead", &per_head.iter().collect::<Array>())?;
+    for (name, v) in ["source", "target", "aligned"].iter().zip(&tokens) {
+        set(&snap, name, v)?;
+    }
+    let mut arrays: Vec<&JsValue> = vec![&alpha, &beta];
+    arrays.extend(per_head.iter());
+    arrays.extend(tokens.iter());
+    let mut transfer = transfer_list(&arrays);
+    let have = get(request, "history").as_f64();
+    let version = t.history().version();
+    if have != Some(version as f64) {
+        let (history, columns) = history(t)?;
+        set(&snap, "history", &history)?;
+        transfer = transfer.concat(&transfer_list(&columns.iter().collect::<Vec<_>>()));
+    }
+    Ok((snap, transfer, version))
+}
+
+/// The resolution and the step column of a series, into `out`.
+fn series_head<T: Copy>(s: &Series<T>, out: &Object) -> Result<JsValue, JsError> {
+    let r = s.resolution();
+    set(out, "version", &(s.version() as f64).into())?;
+    set(out, "stride", &(r.stride as f64).into())?;
+    set(out, "recentFrom", &(r.recent_from as f64).into())?;
+    let steps: Vec<f64> = s.iter().map(|(step, _)| step as f64).collect();
+    let steps: JsValue = Float64Array::from(&steps[..]).into();
+    set(out, "step", &steps)?;
+    Ok(steps)
+}
+
+/// The evaluations as columns, and those columns (to transfer).
+fn history(t: &Trainer) -> Result<(Object, Vec<JsValue>), JsError> {
+    let h = t.history();
+    let out = Object::new();
+    let mut columns = vec![series_head(h, &out)?];
+    for (i, name) in Evaluation::METRICS.iter().enumerate() {
+        let values: Vec<f32> = h.iter().map(|(_, e)| e.metrics()[i]).collect();
+        let values: JsValue = Float32Array::from(&values[..]).into();
+        set(&out, name, &values)?;
+        columns.push(values);
+    }
+    Ok((out, columns))
+}
+
+fn losses(t: &Trainer) -> Result<Object, JsError> {
+    let l = t.losses();
+    let out = Object::new();
+    series_head(l, &out)?;
+    let values: Vec<f32> = l.iter().map(|(_, v)| v).collect();
+    set(&out, "loss", &Float32Array::from(&values[..]).into())?;
+    Ok(out)
+}
+
+/// An evaluation part as `{ evaluation, lo, hi, alpha, beta }`.
+fn part(p: &EvaluationPart) -> Result<Object, JsError> {
+    let out = Object::new();
+    set(&out, "evaluation", &to_js(&p.evaluation)?)?;
+    set(&out, "lo", &(p.lo as f64).into())?;
+    set(&out, "hi", &(p.hi as f64).into())?;
+    set(&out, "alpha", &Float32Array::from(p.alpha).into())?;
+    set(&out, "beta", &Float32Array::from(p.beta).into())?;
+    Ok(out)
+}
+
+/// Adds a part (as [`part`] made it) to the leader's evaluation.
+fn add_part(t: &mut Trainer, p: &JsValue) -> Result<(), JsError> {
+    let evaluation: Evaluation = serde_wasm_bindgen::from_value(get(p, "evaluation"))
+        .map_err(|e| JsError::new(&format!("evaluation part: {e}")))?;
+    let index = |key: &str| {
+        get(p, key)
+            .as_f64()
+            .filter(|x| *x >= 0.0)
+            .map(|x| x as usize)
+    };
+    let floats = |key: &str| {
+        get(p, key)
+            .dyn_into::<Float32Array>()
+            .map(|a| a.to_vec())
+            .ok()
+    };
+    let (Some(lo), Some(hi), Some(alpha), Some(beta)) =
+        (index("lo"), index("hi"), floats("alpha"), floats("beta"))
+    else {
+        return Err(JsError::new(
+            "evaluation part: lo, hi, alpha or beta missing",
+        ));
+    };
+    t.add_evaluation_part(&EvaluationPart {
+        evaluation,
+        lo,
+        hi,
+        alpha: &alpha,
+        beta: &beta,
+    })
+    .map_err(|e| JsError::new(&e))
+}

@@ -1,0 +1,317 @@
+//! The `#[wasm_bindgen]` facade: every lab's run behind one `Trainer` class (a run, on one
+//! worker or leading a data-parallel one) and one `Replica` class (a helper of a
+//! data-parallel run). Settings come in through serde-wasm-bindgen, errors go out as
+//! `JsError` with the trainers' own messages, and snapshots go out as typed arrays that a
+//! worker posts from here (through web-sys) with their buffers transferred. It only
+//! translates: the math is in the native modules, each lab's translation in its own file.
+
+pub(crate) mod copying;
+mod js;
+mod lab;
+
+use js::{memory_bytes, seed_of, set, whole_of};
+use js_sys::{Float32Array, Object, Reflect};
+use lab::{Lab, LabReplica, LabRun};
+use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
+
+/// Installs the panic hook: a panic reaches the console with its message, and the message
+/// is left in `globalThis.__apLastPanic` for the worker to show on the page (after a panic
+/// the module must not be called again, so it cannot be asked).
+#[wasm_bindgen(start)]
+pub fn start() {
+    std::panic::set_hook(Box::new(|info| {
+        console_error_panic_hook::hook(info);
+        let _ = Reflect::set(
+            &js_sys::global(),
+            &JsValue::from_str("__apLastPanic"),
+            &JsValue::from_str(&info.to_string()),
+        );
+    }));
+}
+
+/// Panics on purpose, so that tests can check how a panic reaches the page.
+#[wasm_bindgen(js_name = debugPanic)]
+pub fn debug_panic() {
+    panic!("a panic requested by debugPanic()");
+}
+
+/// Which kernel build this module is: `"scalar"`, `"simd128"` or `"relaxed-simd"`.
+#[wasm_bindgen(js_name = kernelVariant)]
+pub fn kernel_variant() -> String {
+    if cfg!(target_feature = "relaxed-simd") {
+        "relaxed-simd".into()
+    } else if cfg!(target_feature = "simd128") {
+        "simd128".into()
+    } else {
+        "scalar".into()
+    }
+}
+
+/// The labs of this build.
+const LABS: [Lab; 1] = [copying::LAB];
+
+fn lab(name: &str) -> Result<&'static Lab, JsError> {
+    LABS.iter().find(|l| l.name == name).ok_or_else(|| {
+        let names: Vec<&str> = LABS.iter().map(|l| l.name).collect();
+        JsError::new(&format!(
+            "lab: no lab is called {name:?} (labs: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+/// The labs of this build, by the names a page uses.
+#[wasm_bindgen]
+pub fn labs() -> Vec<String> {
+    LABS.iter().map(|l| l.name.to_string()).collect()
+}
+
+/// The presets of lab `lab_name` as an object of settings by name, in the order a UI lists
+/// them.
+#[wasm_bindgen]
+pub fn presets(lab_name: &str) -> Result<JsValue, JsError> {
+    (lab(lab_name)?.presets)()
+}
+
+/// Checks settings of a lab without building anything: the settings as the trainer reads
+/// them (a missing field takes its default), or an error naming the field and its range.
+#[wasm_bindgen(js_name = validateConfig)]
+pub fn validate_config(lab_name: &str, config: JsValue) -> Result<JsValue, JsError> {
+    (lab(lab_name)?.validate)(config)
+}
+
+/// Refuses weights (with the message `Trainer.loadParams` would give) that a model of
+/// `config` could not load, without building one.
+#[wasm_bindgen(js_name = checkWeights)]
+pub fn check_weights(lab_name: &str, config: JsValue, params: &[f32]) -> Result<(), JsError> {
+    (lab(lab_name)?.check_weights)(config, params)
+}
+
+/// One training run of a lab: on one worker, or the leader of `workers` replicas that
+/// share each batch (the others are [`WasmReplica`]s; the worker carries the gradients and
+/// evaluation parts between them).
+#[wasm_bindgen(js_name = Trainer)]
+pub struct WasmTrainer {
+    run: Box<dyn LabRun>,
+    /// (P,) another replica's gradient, copied in from JS (made on first use).
+    inbox: Vec<f32>,
+}
+
+#[wasm_bindgen(js_class = Trainer)]
+impl WasmTrainer {
+    /// A fresh run of `config` of lab `lab_name`, evaluated at step 0; `workers` (default
+    /// 1) replicas share each batch.
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        lab_name: &str,
+        config: JsValue,
+        workers: Option<usize>,
+    ) -> Result<WasmTrainer, JsError> {
+        let run = (lab(lab_name)?.run)(config, workers.unwrap_or(1))?;
+        Ok(WasmTrainer {
+            run,
+            inbox: Vec::new(),
+        })
+    }
+
+    /// Runs up to `n` steps of a run on one worker; stops at a divergence with its message
+    /// (the steps before it stand). Returns the training loss of the last step.
+    pub fn steps(&mut self, n: u32) -> Result<f32, JsError> {
+        self.run.steps(n)
+    }
+
+    /// Updates applied so far.
+    #[wasm_bindgen(getter)]
+    pub fn step(&self) -> f64 {
+        self.run.step() as f64
+    }
+
+    /// The training loss of the last update (NaN before the first).
+    #[wasm_bindgen(getter, js_name = lastLoss)]
+    pub fn last_loss(&self) -> f32 {
+        self.run.last_loss()
+    }
+
+    /// The run's settings as the trainer has them.
+    pub fn config(&self) -> Result<JsValue, JsError> {
+        self.run.config()
+    }
+
+    /// The run's state for the page in one object of typed arrays: the step, its settings,
+    /// the maps of the selected evaluation sequence (`request`: `{ seq, head }`, clamped to
+    /// what the run has) and the wasm memory's size; with the evaluation history (as
+    /// [`WasmTrainer::history`]) unless `request.history` is the version the caller has.
+    pub fn snapshot(&self, request: JsValue) -> Result<Object, JsError> {
+        self.full_snapshot(&request).map(|(snap, _, _)| snap)
+    }
+
+    /// Posts [`WasmTrainer::snapshot`] of `request`, with the fields of `fields` added, from
+    /// the worker this module runs in to the page, its typed arrays' buffers transferred;
+    /// returns the version of the history it carries (or the one it left out).
+    #[wasm_bindgen(js_name = postSnapshot)]
+    pub fn post_snapshot(&self, request: JsValue, fields: &Object) -> Result<f64, JsError> {
+        let (snap, transfer, version) = self.full_snapshot(&request)?;
+        Object::assign(&snap, fields);
+        let scope: web_sys::DedicatedWorkerGlobalScope =
+            js_sys::global().dyn_into().map_err(|_| {
+                JsError::new("postSnapshot: this module does not run in a dedicated worker")
+            })?;
+        scope
+            .post_message_with_transfer(&snap, &transfer)
+            .map_err(|_| JsError::new("postSnapshot: the snapshot could not be posted"))?;
+        Ok(version as f64)
+    }
+
+    /// The run's evaluations as columns: `{ version, stride, recentFrom, step: Float64Array,
+    /// <metric>: Float32Array … }` (every evaluation from step `recentFrom` on, every
+    /// `stride`-th before that).
+    pub fn history(&self) -> Result<Object, JsError> {
+        self.run.history()
+    }
+
+    /// The training loss of each update as columns `{ version, stride, recentFrom, step:
+    /// Float64Array, loss: Float32Array }` (resolution as [`WasmTrainer::history`]).
+    pub fn losses(&self) -> Result<Object, JsError> {
+        self.run.losses()
+    }
+
+    /// Back to step 0 with the same seed, or with `seed`.
+    pub fn reset(&mut self, seed: Option<f64>) -> Result<(), JsError> {
+        self.run.reset(seed_of(seed)?);
+        Ok(())
+    }
+
+    /// Changes the learning rate while training; a bad value changes nothing.
+    #[wasm_bindgen(js_name = setLearningRate)]
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
+        self.run.set_learning_rate(lr)
+    }
+
+    /// A copy of the parameters (the model's weights, in the layout of its settings).
+    pub fn params(&self) -> Float32Array {
+        Float32Array::from(self.run.params())
+    }
+
+    /// Loads saved weights as the state after `step` updates and evaluates them; a buffer of
+    /// another length or with a non-finite value is refused and changes nothing.
+    #[wasm_bindgen(js_name = loadParams)]
+    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsError> {
+        self.run.load_params(params, whole_of("step", step)?)
+    }
+
+    /// Data-parallel step, 1 of 3: draws the batch and computes this replica's weighted
+    /// gradient; returns its weighted loss. A divergence is an error with its message.
+    #[wasm_bindgen(js_name = computeGradient)]
+    pub fn compute_gradient(&mut self) -> Result<f32, JsError> {
+        self.run.compute_gradient()
+    }
+
+    /// Data-parallel step, 2 of 3: adds another replica's weighted gradient and loss (what
+    /// its `Replica.gradient()` and `computeGradient()` gave).
+    #[wasm_bindgen(js_name = addGradient)]
+    pub fn add_gradient(&mut self, grad: &Float32Array, loss: f32) -> Result<(), JsError> {
+        let n = self.run.params().len();
+        if grad.length() as usize != n {
+            return Err(JsError::new(&format!(
+                "a gradient of {} values for a model of {n}",
+                grad.length()
+            )));
+        }
+        self.inbox.resize(n, 0.0);
+        grad.copy_to(&mut self.inbox);
+        self.run.add_gradient(&self.inbox, loss);
+        Ok(())
+    }
+
+    /// The summed gradient, for the other replicas' `applySum` (a copy).
+    pub fn gradient(&self) -> Float32Array {
+        Float32Array::from(self.run.gradient())
+    }
+
+    /// Data-parallel step, 3 of 3: applies the sum. When an evaluation is due this replica
+    /// evaluates its rows and [`WasmTrainer::evaluation_pending`] holds until the others'
+    /// parts are added.
+    pub fn apply(&mut self) {
+        self.run.apply();
+    }
+
+    /// Whether an evaluation waits for other replicas' parts.
+    #[wasm_bindgen(getter, js_name = evaluationPending)]
+    pub fn evaluation_pending(&self) -> bool {
+        self.run.evaluation_pending()
+    }
+
+    /// Adds another replica's part of the due evaluation (what its `applySum` returned).
+    #[wasm_bindgen(js_name = addEvaluationPart)]
+    pub fn add_evaluation_part(&mut self, part: JsValue) -> Result<(), JsError> {
+        self.run.add_evaluation_part(&part)
+    }
+}
+
+impl WasmTrainer {
+    /// The lab's snapshot with the wasm memory's size.
+    fn full_snapshot(&self, request: &JsValue) -> Result<(Object, js_sys::Array, u64), JsError> {
+        let (snap, transfer, version) = self.run.snapshot(request)?;
+        set(&snap, "memory", &memory_bytes().into())?;
+        Ok((snap, transfer, version))
+    }
+}
+
+/// A helper of a data-parallel run: replica `index` (from 1) of `count`, on its share of
+/// each batch.
+#[wasm_bindgen(js_name = Replica)]
+pub struct WasmReplica {
+    replica: Box<dyn LabReplica>,
+}
+
+#[wasm_bindgen(js_class = Replica)]
+impl WasmReplica {
+    #[wasm_bindgen(constructor)]
+    pub fn new(
+        lab_name: &str,
+        config: JsValue,
+        index: usize,
+        count: usize,
+    ) -> Result<WasmReplica, JsError> {
+        let replica = (lab(lab_name)?.replica)(config, index, count)?;
+        Ok(WasmReplica { replica })
+    }
+
+    /// Draws the next batch and computes the weighted gradient of this replica's rows;
+    /// returns their weighted loss. A divergence is an error with its message.
+    #[wasm_bindgen(js_name = computeGradient)]
+    pub fn compute_gradient(&mut self) -> Result<f32, JsError> {
+        self.replica.compute_gradient()
+    }
+
+    /// The weighted gradient, for the leader's `addGradient` (a copy).
+    pub fn gradient(&self) -> Float32Array {
+        Float32Array::from(self.replica.gradient())
+    }
+
+    /// Applies the replicas' summed gradient; returns this replica's part of the evaluation
+    /// when one is due (`{ evaluation, lo, hi, … maps }`), else undefined.
+    #[wasm_bindgen(js_name = applySum)]
+    pub fn apply_sum(&mut self, sum: &[f32]) -> Result<JsValue, JsError> {
+        if sum.len() != self.replica.gradient().len() {
+            return Err(JsError::new("a summed gradient of another model"));
+        }
+        self.replica.apply_sum(sum)
+    }
+
+    pub fn reset(&mut self, seed: Option<f64>) -> Result<(), JsError> {
+        self.replica.reset(seed_of(seed)?);
+        Ok(())
+    }
+
+    #[wasm_bindgen(js_name = setLearningRate)]
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
+        self.replica.set_learning_rate(lr)
+    }
+
+    #[wasm_bindgen(js_name = loadParams)]
+    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsError> {
+        self.replica.load_params(params, whole_of("step", step)?)
+    }
+}

@@ -1,0 +1,77 @@
+// @ts-check
+// The page's store (www/store.js) in Node, with the trainer's own verdicts on settings (the
+// simd128 build): a link's settings that the trainer refuses are dropped one by one and
+// named; a refused setting changes nothing; the story and the presets set whole runs up.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { Store } from '../../www/store.js';
+import { copying } from '../../www/labs/copying/lab.js';
+import wasm, { validator } from './wasm-node.js';
+
+const fresh = () => new Store(copying, wasm.presets('copying'), validator('copying'), 'copying');
+
+test('a link applies what the trainer accepts and names the rest', () => {
+  const store = fresh();
+  const problems = store.readLink('?preset=small-hard&seed=5&heads=99&hidden=9999&seq=500&head=3');
+  assert.equal(store.state.preset, 'small-hard');
+  assert.equal(store.state.config.seed, 5);
+  assert.equal(store.state.config.heads, 1);
+  assert.equal(store.state.config.hidden, 64);
+  assert.equal(store.state.seq, 49, 'the last sequence instead');
+  assert.equal(store.state.head, -1);
+  const said = problems.join('\n');
+  for (const want of ['heads: must be a whole number from 1 to 16, got 99', 'hidden: must be a whole number from 1 to 1024',
+    'seq: this run evaluates 50 sequences', 'head: this run has 1 head']) {
+    assert.ok(said.includes(want), `“${want}” in:\n${said}`);
+  }
+  assert.equal(new URLSearchParams(store.link()).get('seed'), '5');
+});
+
+test('a rule between settings that the link breaks drops the link’s settings and says so', () => {
+  const store = fresh();
+  // distinct tokens with L > V: the trainer names `length`, which the link did not set.
+  const problems = store.readLink('?vocab=10');
+  assert.match(problems.join(), /length: must be at most vocab \(10\).*the preset's settings are used instead/);
+  assert.equal(store.state.config.vocab, 30);
+});
+
+test('a refused setting changes nothing; an accepted one starts a new run unless it is live', () => {
+  const store = fresh();
+  store.readLink('');
+  const before = store.state;
+  assert.match(String(store.setSetting('vocab', 1)), /^vocab: must be a whole number from 2 to 500, got 1/);
+  assert.equal(store.state, before, 'the same state');
+  assert.equal(store.setSetting('learning_rate', 0.01), null);
+  assert.equal(store.state.fresh, before.fresh, 'the learning rate applies to the running model');
+  assert.equal(store.setSetting('hidden', 32), null);
+  assert.equal(store.state.fresh, before.fresh + 1, 'a new run');
+  assert.equal(store.custom(), true);
+  assert.equal(new URLSearchParams(store.link()).get('hidden'), '32');
+});
+
+test('story steps set their runs up; a kept step keeps the run and its playing', () => {
+  const store = fresh();
+  store.readLink('');
+  store.showStory(3);
+  assert.deepEqual([store.state.story, store.state.compare, store.state.speed, store.state.playing], [4, 'task', 16, true]);
+  store.showStory(1);
+  store.setPlaying(true);
+  const fresh1 = store.state.fresh;
+  store.showStory(2);
+  assert.equal(store.state.fresh, fresh1, 'step 3 keeps the run of step 2');
+  assert.equal(store.state.compare, '');
+  store.showStory(99);
+  assert.equal(store.state.story, 3, 'no such step: nothing changes');
+});
+
+test('every listener sees each change once, with the state before it', () => {
+  const store = fresh();
+  /** @type {[number, number][]} */
+  const seen = [];
+  store.subscribe((s, prev) => seen.push([prev.speed, s.speed]));
+  store.setView({ speed: 16 });
+  store.setView({ speed: 1 });
+  assert.deepEqual(seen, [[4, 16], [16, 1]]);
+  store.setView({ compare: 'no such contrast' });
+  assert.equal(seen.length, 2, 'an unknown contrast is not a change');
+});

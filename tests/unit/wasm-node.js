@@ -1,0 +1,25 @@
+// @ts-check
+// The trainer's simd128 build (pkg/, made by scripts/build) loaded in Node, for the unit
+// tests of the modules that ask it for presets and verdicts on settings.
+import { readFile } from 'node:fs/promises';
+
+const glue = new URL('../../pkg/simd128/attention_playground.js', import.meta.url);
+/** @type {any} */
+const wasm = await import(glue.href);
+await wasm.default({ module_or_path: await readFile(new URL('attention_playground_bg.wasm', glue)) });
+
+/** The module's exports. */
+export default wasm;
+
+/** The trainer's verdict on settings of `lab`, as the page's store asks for it.
+ * @param {string} lab @returns {import('../../www/store.js').Validate} */
+export function validator(lab) {
+  return (config) => {
+    try {
+      return { config: wasm.validateConfig(lab, config) };
+    } catch (e) {
+      const message = /** @type {Error} */ (e).message;
+      return { error: message, field: /^([a-z_]+): /.exec(message)?.[1] };
+    }
+  };
+}

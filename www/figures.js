@@ -1,0 +1,140 @@
+// @ts-check
+// The figures: the lab's views of the shown run (and the compared one), the charts of their
+// histories, and the step and rate readouts. Redrawn at most once per animation frame, and
+// only when a snapshot or an option changed (calmly, with reduced motion). What is shown
+// comes from the caller; nothing here changes a run or the store.
+
+import { LineChart } from './views/chart.js';
+import { byId, setText } from './dom.js';
+
+/** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('./labs/index.js').LabFrame} LabFrame */
+/** @typedef {import('./export.js').Evaluation} Evaluation */
+
+/**
+ * What to draw: each shown run's latest snapshot, its evaluations and its name.
+ * @typedef {{ runs: { snapshot: import('./protocol.js').Snapshot, evaluations: readonly Evaluation[], name: string }[],
+ *   names: [string, string] | null }} Shown
+ */
+
+/** With reduced motion, the views change at most this often (ms) instead of every frame. */
+const CALM_REDRAW_MS = 500;
+
+/**
+ * One chart point per evaluated step with both runs' metrics: the first run's under their
+ * own keys, the second's with the suffix `_b`; a step only one run reached has gaps.
+ * @param {readonly Evaluation[]} a @param {readonly Evaluation[]} b @param {readonly string[]} keys
+ */
+export function mergeHistories(a, b, keys) {
+  /** @type {Map<number, Evaluation>} */
+  const at = new Map();
+  const row = (/** @type {number} */ step) => {
+    let r = at.get(step);
+    if (!r) {
+      r = { step };
+      at.set(step, r);
+      for (const k of keys) {
+        r[k] = NaN;
+        r[`${k}_b`] = NaN;
+      }
+    }
+    return r;
+  };
+  for (const e of a) for (const k of keys) row(e.step)[k] = e[k];
+  for (const e of b) for (const k of keys) row(e.step)[`${k}_b`] = e[k];
+  return [...at.values()].sort((x, y) => x.step - y.step);
+}
+
+export class Figures {
+  /**
+   * @param {Lab} lab @param {() => Shown | null} shown what to draw, asked for each frame
+   * @param {{ colormap: string, showAligned: boolean, hidden: string[] }} options `hidden`: the
+   *   parts not to show (embed.js)
+   */
+  constructor(lab, shown, options) {
+    /** @private */ this.lab = lab;
+    /** @private */ this.shown = shown;
+    /** @private */ this.hidden = options.hidden;
+    /** @readonly */ this.views = lab.createViews(byId('lab-figures'), options);
+    /** @private @type {LineChart[]} */ this.charts = [];
+    /** @private @type {string[]} the charts' ids, in order */ this.chartIds = [];
+    /** @private @type {string} */ this.chartNames = '?';
+    /** Whether what is shown changed since it was drawn. */
+    this.dirty = true;
+    /** @private */ this.lastDraw = -Infinity;
+    /** @private @type {{ a: readonly Evaluation[], b: readonly Evaluation[], points: Evaluation[] } | null} */
+    this.merged = null;
+    /** @private */ this.reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
+    const frame = (/** @type {number} */ now) => {
+      requestAnimationFrame(frame);
+      this.draw(now);
+    };
+    requestAnimationFrame(frame);
+    this.syncCharts(null);
+  }
+
+  /** The charts of one run or of two compared, made anew when that changes.
+   * @private @param {[string, string] | null} names */
+  syncCharts(names) {
+    const key = JSON.stringify(names);
+    if (key === this.chartNames) return;
+    this.chartNames = key;
+    for (const c of this.charts) c.destroy();
+    const box = byId('charts');
+    box.replaceChildren();
+    const specs = this.lab.charts(names);
+    this.chartIds = specs.map((spec) => spec.id);
+    this.charts = specs.map((spec) => {
+      const div = document.createElement('div');
+      div.id = spec.id;
+      div.className = 'chart';
+      div.dataset.part = spec.id;
+      div.classList.toggle('ap-part-hidden', this.hidden.includes(spec.id));
+      box.append(div);
+      return new LineChart(div, { title: spec.title, series: spec.series, yRange: spec.yRange });
+    });
+  }
+
+  /** A chart's picture (for the exports), by its id. @param {string} id */
+  chart(id) {
+    const i = this.chartIds.indexOf(id);
+    return i >= 0 ? this.charts[i].toCanvas() : null;
+  }
+
+  /** The charts' points: one run's evaluations, or both runs' merged (made anew only when
+   * either changes, so that the charts redraw only then).
+   * @private @param {readonly Evaluation[]} a @param {readonly Evaluation[] | undefined} b */
+  points(a, b) {
+    if (!b) return a;
+    const m = this.merged;
+    if (m?.a === a && m.b === b) return m.points;
+    const points = mergeHistories(a, b, this.lab.metrics.map((x) => x.key));
+    this.merged = { a, b, points };
+    return points;
+  }
+
+  /** The page's colours changed: everything redraws. */
+  invalidate() {
+    this.views.invalidate();
+    for (const c of this.charts) c.invalidate();
+    this.dirty = true;
+  }
+
+  /** @private @param {number} now */
+  draw(now) {
+    if (!this.dirty) return;
+    const shown = this.shown();
+    if (!shown) return;
+    const [a, b] = shown.runs;
+    if (this.reducedMotion.matches && a.snapshot.running && now - this.lastDraw < CALM_REDRAW_MS) return;
+    this.lastDraw = now;
+    this.dirty = false;
+    this.syncCharts(shown.names);
+    /** @type {LabFrame} */
+    const frame = { runs: shown.runs.map((r) => ({ snapshot: r.snapshot, evaluation: r.evaluations.at(-1), name: r.name })) };
+    this.views.update(frame);
+    for (const c of this.charts) c.update(this.points(a.evaluations, b?.evaluations));
+    setText(byId('step'), String(a.snapshot.step));
+    setText(byId('rate'), a.snapshot.running ? a.snapshot.stepsPerSecond.toFixed(0) : '–');
+  }
+}

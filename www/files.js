@@ -1,0 +1,120 @@
+// @ts-check
+// The page's file actions: Export (pictures of the figures, the history, the run file, the
+// weights) of the run on screen, and Open (a run file to view, a weights file to load into
+// the live run). The formats are export.js's; checking weights is the trainer's.
+
+import {
+  download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
+  resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT,
+} from './export.js';
+import { showStatus } from './controls.js';
+
+/** @typedef {import('./export.js').SavedRun} SavedRun */
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./runs.js').Runs} Runs */
+/** @typedef {import('./figures.js').Figures} Figures */
+
+/**
+ * @param {{ store: Store, runs: Runs, figures: Figures, wasm: any, link: () => string }} o
+ */
+export function fileActions({ store, runs, figures, wasm, link }) {
+  const lab = store.lab;
+  const metrics = lab.metrics.map((m) => m.key);
+
+  /** The run on screen as the exports see it: a saved one being viewed, else the live one.
+   * @returns {Promise<SavedRun | null>} */
+  async function shownRun() {
+    const s = store.state;
+    if (s.viewing) return s.viewing;
+    const run = runs.first;
+    if (!run.latest) return null;
+    const losses = await run.losses();
+    return {
+      lab: lab.name, preset: s.preset, config: run.latest.config, link: link(),
+      evaluations: run.evaluations, losses: { step: Array.from(losses.step), loss: Array.from(losses.loss) },
+      resolution: { evaluations: resolutionOf(run.resolution), training_loss: resolutionOf(losses) },
+      shown: run.latest,
+    };
+  }
+
+  /** Downloads one export of the shown run. @param {string} kind */
+  async function exportAs(kind) {
+    /** @type {HTMLDetailsElement} */ (document.getElementById('export-menu')).open = false;
+    let run;
+    try {
+      if (kind === 'weights') return await exportWeights();
+      run = await shownRun();
+    } catch (err) {
+      showStatus(`Export: ${/** @type {Error} */ (err).message}`, 'error');
+      return;
+    }
+    if (!run) return;
+    const step = run.shown.step;
+    const base = `attention-playground-${run.preset}-seed${run.config.seed}-step${step}`;
+    const e = run.evaluations.at(-1);
+    const caption = `Attention Playground · ${lab.presetLabels[run.preset] ?? run.preset} · seed ${run.config.seed} · step ${step}`
+      + (e ? ` · ${lab.caption(e)}` : '');
+    const picture = (/** @type {string} */ id) => figures.views.figure(id) ?? figures.chart(id);
+    switch (kind) {
+      case 'panel': {
+        const maps = lab.figures.map((f) => figures.views.figure(f.id));
+        const charts = lab.charts(null).map((c) => figures.chart(c.id));
+        const rows = [maps, charts].map((r) => /** @type {HTMLCanvasElement[]} */ (r.filter(Boolean)));
+        return download(`${base}-figures.png`, await png(panel(rows, caption)));
+      }
+      case 'csv':
+        return download(`${base}-history.csv`, historyCsv(run, metrics));
+      case 'history':
+        return download(`${base}-history.json`, historyJson(run));
+      case 'run':
+        return download(`${base}-run.json`, runFile(run, lab.arrays));
+      default: {
+        const canvas = picture(kind);
+        if (!canvas) return;
+        const suffix = lab.charts(null).find((c) => c.id === kind)?.file ?? kind;
+        return download(`${base}-${suffix}.png`, await png(canvas));
+      }
+    }
+  }
+
+  async function exportWeights() {
+    if (store.state.viewing) {
+      showStatus('A run file holds no weights: go back to the live run to save its weights.', 'warn');
+      return;
+    }
+    const got = await runs.first.params();
+    const preset = store.state.preset;
+    const base = `attention-playground-${preset}-seed${got.config.seed}-step${got.step}`;
+    download(`${base}-weights.json`, weightsFile({ lab: lab.name, preset, config: got.config, step: got.step, params: got.params }));
+  }
+
+  /** Opens a run file (to view) or a weights file (into the live run). @param {File} file */
+  async function openFile(file) {
+    let f;
+    try {
+      f = JSON.parse(await file.text());
+    } catch {
+      showStatus(`${file.name}: not a JSON file, so neither a run file nor a weights file.`, 'error');
+      return;
+    }
+    try {
+      if (f?.format === RUN_FORMAT) {
+        store.view({ ...readRunFile(f, lab), name: file.name });
+      } else if (f?.format === WEIGHTS_FORMAT) {
+        const w = readWeightsFile(f);
+        const preset = Object.hasOwn(store.presets, w.preset) ? w.preset : store.state.preset;
+        const config = wasm.validateConfig(lab.name, { ...store.presets[preset], ...w.config });
+        // Checked before anything changes: weights of another model leave the run as it was.
+        wasm.checkWeights(lab.name, config, w.params);
+        store.stopViewing();
+        runs.loadWeights(preset, config, w.params, w.step);
+      } else {
+        throw new Error('neither a run file nor a weights file of Attention Playground');
+      }
+    } catch (err) {
+      showStatus(`${file.name}: ${/** @type {Error} */ (err).message}`, 'error');
+    }
+  }
+
+  return { exportAs, openFile };
+}

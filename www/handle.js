@@ -1,0 +1,94 @@
+// @ts-check
+// The page's test handle, `window.__ap` (documented in docs/testing.md): what the
+// end-to-end tests and the benchmarks read of the page besides its UI — the shown run's
+// step, settings, history and maps, the live runs, and whether the figures show the latest
+// snapshot. Copies out, nothing in: tests act through the UI (and debugPanic).
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./runs.js').Runs} Runs */
+/** @typedef {import('./run.js').Run} Run */
+/** @typedef {import('./figures.js').Figures} Figures */
+/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+
+/** A run's state in short (`workers`: the replicas its trainer has). @param {Snapshot} s @param {number} evaluations */
+function summary(s, evaluations) {
+  return {
+    step: s.step, loss: s.loss, running: s.running, config: s.config, seq: s.seq, head: s.head,
+    shape: s.shape, evaluations, workers: s.workers, memory: s.memory,
+  };
+}
+
+/**
+ * Installs `window.__ap`.
+ * @param {{ store: Store, runs: Runs, figures: Figures }} o
+ */
+export function installTestHandle({ store, runs, figures }) {
+  /** The live run `i` (0: the first, 1: the compared one). @param {number} i */
+  const live = (i) => /** @type {Run | undefined} */ (runs.all()[i]);
+  /** @param {number} i */
+  const shownSnapshot = (i) => {
+    const v = store.state.viewing;
+    return v && i === 0 ? v.shown : live(i)?.latest ?? null;
+  };
+  const handle = {
+    version: 1,
+    /** The shown run (a viewed saved run, else the live first run), in short; null before
+     * its first snapshot. */
+    shown() {
+      const v = store.state.viewing;
+      if (v) return summary(v.shown, v.evaluations.length);
+      const r = runs.first;
+      return r.latest ? summary(r.latest, r.evaluations.length) : null;
+    },
+    /** The live runs, in short (null for one without a snapshot yet). */
+    runs() {
+      return runs.all().map((r) => (r.latest ? summary(r.latest, r.evaluations.length) : null));
+    },
+    /** The evaluations of shown run `i`, oldest first. @param {number} [i] */
+    history(i = 0) {
+      const v = store.state.viewing;
+      const list = v && i === 0 ? v.evaluations : live(i)?.evaluations ?? [];
+      return list.map((e) => ({ ...e }));
+    },
+    /** The training losses of shown run `i`: `{ step, loss }` arrays. @param {number} [i] */
+    async losses(i = 0) {
+      const v = store.state.viewing;
+      if (v && i === 0) return { step: [...v.losses.step], loss: [...v.losses.loss] };
+      const run = live(i);
+      if (!run) return { step: [], loss: [] };
+      const l = await run.losses();
+      return { step: Array.from(l.step), loss: Array.from(l.loss) };
+    },
+    /** The typed arrays (the lab's maps and labels) of shown run `i`'s snapshot, as arrays
+     * by name. @param {number} [i] */
+    maps(i = 0) {
+      const s = shownSnapshot(i);
+      if (!s) return null;
+      /** @type {Record<string, number[] | number[][]>} */
+      const out = {};
+      for (const [name, kind] of Object.entries(store.lab.arrays)) {
+        const v = s[name];
+        out[name] = kind === 'f32[]' ? /** @type {Float32Array[]} */ (v).map((a) => Array.from(a)) : Array.from(/** @type {Float32Array} */ (v));
+      }
+      return out;
+    },
+    /** Whether the figures show what the runs last sent. */
+    drawn() {
+      return !figures.dirty;
+    },
+    /** The trainer's presets of the lab, by name. */
+    presets() {
+      return structuredClone(store.presets);
+    },
+    /** The store's state (settings, view options, playing, story step), a copy. */
+    state() {
+      const { viewing, ...rest } = store.state;
+      return { ...structuredClone(rest), viewing: viewing ? viewing.name ?? '' : null };
+    },
+    /** Makes live run `i`'s trainer panic (to test how a panic reaches the page). @param {number} [i] */
+    debugPanic(i = 0) {
+      live(i)?.debugPanic();
+    },
+  };
+  /** @type {any} */ (window).__ap = handle;
+}

@@ -1,0 +1,209 @@
+// @ts-check
+// The copying lab (Snell et al. 2021): a seq2seq LSTM with attention learns to copy. This
+// file is what the shell needs to know of it as data: its settings, presets' names,
+// contrasts to compare, classroom story, metrics and charts. Its views are views.js; its
+// model is the Rust crate's (the wasm facade's lab "copying"). Pure: no DOM here.
+
+import { createViews, explain } from './views.js';
+
+/** @typedef {import('../index.js').Lab} Lab */
+/** @typedef {import('../index.js').Setting} Setting */
+
+/** The settings, in the order the form shows them. @type {Setting[]} */
+const SETTINGS = [
+  { key: 'task', label: 'Task', kind: 'select', help: 'What the target is made of.',
+    options: [['copy', 'copy'], ['reverse', 'reverse'], ['translate', 'translate (word table)']] },
+  { key: 'distinct', label: 'Distinct tokens', kind: 'checkbox',
+    help: 'Each source has L different tokens out of V; with V = L every source is a permutation (the hard task).' },
+  { key: 'vocab', label: 'Vocabulary V', kind: 'int', help: 'Number of ordinary tokens.' },
+  { key: 'length', label: 'Length L', kind: 'int', help: 'Tokens per source, before EOS.' },
+  { key: 'hidden', label: 'Width H', kind: 'int', help: 'Width of the embedding and both LSTMs.' },
+  { key: 'batch', label: 'Batch', kind: 'int', help: 'Fresh sequences per training step.' },
+  { key: 'learning_rate', label: 'Learning rate', kind: 'float', live: true,
+    help: 'Applies at once, without restarting.' },
+  { key: 'optimizer', label: 'Optimiser', kind: 'select', help: 'Adam with PyTorch defaults, or plain SGD.',
+    options: [['adam', 'Adam'], ['sgd', 'SGD']] },
+  { key: 'attention', label: 'Attention', kind: 'select',
+    help: 'Uniform forces every score to zero: the decoder sees the average of the source.',
+    options: [['learned', 'learned'], ['uniform', 'uniform']] },
+  { key: 'heads', label: 'Heads K', kind: 'int', help: 'Attention heads; their contexts are averaged.' },
+  { key: 'bidirectional', label: 'Bidirectional encoder', kind: 'checkbox',
+    help: 'Read the source both ways; outputs concatenated.' },
+  { key: 'seed', label: 'Seed', kind: 'int', help: 'Same seed, same run, bit for bit.' },
+];
+
+/** Heads of the several-heads contrast (as the small-heads preset). */
+const MANY_HEADS = 8;
+
+/** The accuracy metrics the chart draws (colours: the theme's series 1–4 in this order). */
+const ACCURACIES = [
+  ['token_accuracy', 'token accuracy'],
+  ['attention_accuracy', 'attention accuracy'],
+  ['ktiw_accuracy', 'KTIW accuracy'],
+  ['ktiw_score', 'KTIW score'],
+];
+/** Solid for the first run, dashed for the second. */
+const RUN_DASH = [[], [6, 4]];
+
+/** @param {number} x */
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+/** @type {Lab} */
+export const copying = {
+  name: 'copying',
+  title: 'Attention Playground',
+  tagline: 'A seq2seq LSTM with attention learns to copy, live in your browser (Snell et al., 2021).',
+  settings: SETTINGS,
+  presetLabels: {
+    'small-easy': 'Easy copying',
+    'small-hard': 'Hard copying (permutations)',
+    'small-uniform': 'Uniform attention',
+    'small-heads': 'Several heads on the hard task',
+    'small-reverse': 'Reversal',
+    'small-translate': 'Word translation',
+    easy: 'Easy copying, paper size (slow)',
+    hard: 'Hard copying, paper size (slow)',
+  },
+  presetAliases: {
+    'easy-copy': 'small-easy',
+    'hard-copy': 'small-hard',
+    uniform: 'small-uniform',
+    heads: 'small-heads',
+    reverse: 'small-reverse',
+    translate: 'small-translate',
+    'paper-easy': 'easy',
+    'paper-hard': 'hard',
+  },
+  defaultPreset: 'small-easy',
+  contrasts: {
+    task: {
+      label: 'easy vs hard task',
+      // Hard: every source a permutation of the vocabulary (V = L); easy: V = 1.5 L.
+      apply: (c) => (c.distinct && c.vocab === c.length
+        ? { ...c, vocab: Math.round(1.5 * c.length) }
+        : { ...c, distinct: true, vocab: c.length }),
+      names: (c) => (c.distinct && c.vocab === c.length ? ['hard task', 'easy task'] : ['easy task', 'hard task']),
+    },
+    attention: {
+      label: 'learned vs uniform attention',
+      apply: (c) => ({ ...c, attention: c.attention === 'uniform' ? 'learned' : 'uniform' }),
+      names: (c) => (c.attention === 'uniform' ? ['uniform', 'learned'] : ['learned', 'uniform']),
+    },
+    heads: {
+      label: `one head vs ${MANY_HEADS}`,
+      apply: (c) => ({ ...c, heads: c.heads > 1 ? 1 : MANY_HEADS }),
+      names: (c) => (c.heads > 1 ? [`${c.heads} heads`, '1 head'] : ['1 head', `${MANY_HEADS} heads`]),
+    },
+  },
+  story: [
+    {
+      title: 'Attention starts out flat',
+      text: 'Before any training, look at the attention map α: every row is nearly even, so at each output step '
+        + 'the model looks at all source positions alike. The KTIW map β is noise too. Press Next to start training.',
+      preset: 'small-easy',
+      play: false,
+    },
+    {
+      title: 'KTIW is learned first',
+      text: 'Watch the Accuracy chart. KTIW accuracy (dotted) climbs within the first few dozen steps while '
+        + 'attention accuracy (dashed) stays low: the model learns which source word gives which output word '
+        + 'before it learns where to look. The β map grows its bright diagonal first.',
+      preset: 'small-easy',
+      speed: 1,
+      play: true,
+    },
+    {
+      title: 'Attention locks onto the diagonal',
+      text: 'Now attention follows KTIW: over the next hundred steps or so the α map forms a bright diagonal and '
+        + 'attention accuracy rises. Each output step looks at the source position it copies, because that is '
+        + 'where the model already knows the answer.',
+      preset: 'small-easy',
+      speed: 4,
+      play: true,
+      keep: true,
+    },
+    {
+      title: 'The hard task stalls',
+      text: 'Two runs side by side, same seed. In the second (dashed lines, lower maps) every source is a '
+        + 'permutation of the same 20 words, so seeing a word in the source says nothing about which output '
+        + 'comes next. KTIW stays low, and attention, with nothing to follow, often never finds the diagonal.',
+      preset: 'small-easy',
+      compare: 'task',
+      speed: 16,
+      play: true,
+    },
+    {
+      title: 'Uniform attention still learns KTIW',
+      text: 'The second run has its attention forced to be even (it sees the average of the source). Its KTIW '
+        + 'accuracy still rises: knowing which word translates to which does not need attention, and it is '
+        + 'what attention later learns to follow.',
+      preset: 'small-easy',
+      compare: 'attention',
+      speed: 16,
+      play: true,
+    },
+    {
+      title: 'Several heads rescue the hard task',
+      text: 'Back to the hard task: one attention head (solid) against eight (dashed). With several heads fewer '
+        + 'runs stay stuck: a head that happens to start out favouring the diagonal can lead the others. Not '
+        + 'every seed is rescued, and each run learns more slowly; try New seed to see another pair.',
+      preset: 'small-hard',
+      compare: 'heads',
+      speed: 16,
+      play: true,
+    },
+  ],
+  metrics: [
+    { key: 'loss', label: 'loss', format: (x) => x.toFixed(3) },
+    { key: 'token_accuracy', label: 'token accuracy', format: pct },
+    { key: 'attention_accuracy', label: 'attention accuracy', format: pct },
+    { key: 'ktiw_accuracy', label: 'KTIW accuracy', format: pct },
+    { key: 'ktiw_score', label: 'KTIW score', format: pct },
+    { key: 'agreement', label: 'top-5% agreement of β with α', format: pct },
+  ],
+  charts(names) {
+    return [
+      {
+        id: 'loss-chart',
+        label: 'loss chart',
+        file: 'loss',
+        title: 'Loss (evaluation batch)',
+        series: names
+          ? names.map((n, r) => ({ key: r ? 'loss_b' : 'loss', label: `loss, ${n}`, color: 'var(--ap-series-1)', dash: RUN_DASH[r] }))
+          : [{ key: 'loss', label: 'loss' }],
+        yRange: 'auto',
+      },
+      {
+        id: 'acc-chart',
+        label: 'accuracy chart',
+        file: 'accuracy',
+        title: 'Accuracy',
+        series: names
+          // Compare: token, attention and KTIW accuracy of both runs (the KTIW score would be an eighth line).
+          ? ACCURACIES.slice(0, 3).flatMap(([key, label], i) => names.map((n, r) => ({
+            key: r ? `${key}_b` : key, label: `${label}, ${n}`, color: `var(--ap-series-${i + 1})`, dash: RUN_DASH[r],
+          })))
+          : ACCURACIES.map(([key, label]) => ({ key, label })),
+        yRange: [0, 1],
+      },
+    ];
+  },
+  caption(e) {
+    return `loss ${e.loss.toFixed(3)}, token accuracy ${pct(e.token_accuracy)}, attention accuracy ${pct(e.attention_accuracy)}, KTIW accuracy ${pct(e.ktiw_accuracy)}`;
+  },
+  limits: (c) => ({ sequences: Number(c.eval_batch), heads: Number(c.heads) }),
+  batch: (c) => Number(c.batch),
+  parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart'],
+  embedParts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart'],
+  figures: [{ id: 'alpha', label: 'α heatmap' }, { id: 'beta', label: 'β heatmap' }],
+  arrays: { alpha: 'f32', beta: 'f32', perHead: 'f32[]', source: 'u32', target: 'u32', aligned: 'u32' },
+  checkSnapshot(s) {
+    const { tgtLen, srcLen } = s.shape ?? {};
+    const cells = tgtLen * srcLen;
+    const sized = (/** @type {unknown} */ a) => ArrayBuffer.isView(a) && /** @type {Float32Array} */ (a).length === cells;
+    if (!Number.isInteger(cells) || !sized(s.alpha) || !sized(s.beta)) return 'α and β do not have the shape it gives';
+    return null;
+  },
+  explain,
+  createViews,
+};

@@ -1,0 +1,84 @@
+// @ts-check
+// The labs the page knows, and what a lab is to the shell: a model (in the wasm facade, by
+// the lab's name) with its settings, presets' names, contrasts, story, metrics, charts and
+// views. A new lab is a folder beside copying/ and one line in LABS; the shell knows no
+// lab by name.
+
+import { copying } from './copying/lab.js';
+
+/**
+ * A field of the settings form.
+ * @typedef {{ key: string, label: string, kind: 'int' | 'float' | 'select' | 'checkbox',
+ *   options?: [string, string][], live?: boolean, help: string }} Setting
+ * `live`: applied to the running model (no new run).
+ */
+
+/**
+ * A second run that differs from the first in one respect, same seed.
+ * @typedef {{ label: string, apply(c: Record<string, any>): Record<string, any>,
+ *   names(c: Record<string, any>): [string, string] }} Contrast
+ */
+
+/**
+ * A step of the classroom story: the run it sets up and what to watch.
+ * @typedef {{ title: string, text: string, preset: string, compare?: string, speed?: number,
+ *   play: boolean, keep?: boolean }} StoryStep
+ * `keep`: go on with the run already on screen instead of starting the step's afresh.
+ */
+
+/** An evaluation metric (a column of the run's history). @typedef {{ key: string, label: string, format(x: number): string }} Metric */
+
+/**
+ * A chart of the history (www/views/chart.js draws it); `file` names its exported picture.
+ * @typedef {{ id: string, label: string, file: string, title: string,
+ *   series: import('../views/chart.js').ChartSeries[], yRange: readonly [number, number] | 'auto' }} ChartSpec
+ */
+
+/**
+ * What the lab's views draw in a frame: the shown run (and the compared one) with its
+ * latest evaluation and its name in compare mode.
+ * @typedef {{ runs: { snapshot: import('../protocol.js').Snapshot, evaluation: Record<string, number> | undefined, name: string }[] }} LabFrame
+ */
+
+/**
+ * @typedef {object} LabViews
+ * @property {(frame: LabFrame) => void} update
+ * @property {(name: string) => void} setColormap
+ * @property {(show: boolean) => void} setShowAligned
+ * @property {() => void} invalidate the page's colours changed
+ * @property {(id: string) => HTMLCanvasElement | null} figure a picture of one of `Lab.figures`
+ * @property {() => void} destroy
+ */
+
+/**
+ * @typedef {object} Lab
+ * @property {string} name its name in links and in the wasm facade
+ * @property {string} title
+ * @property {string} tagline
+ * @property {Setting[]} settings
+ * @property {Record<string, string>} presetLabels the words the page shows for the facade's presets
+ * @property {Record<string, string>} presetAliases friendlier names a link may use
+ * @property {string} defaultPreset
+ * @property {Record<string, Contrast>} contrasts
+ * @property {StoryStep[]} story
+ * @property {Metric[]} metrics the history's columns, in the exports' order
+ * @property {(names: [string, string] | null) => ChartSpec[]} charts of one run, or of two compared
+ * @property {(e: Record<string, number>) => string} caption the metrics of an exported picture's caption
+ * @property {(config: Record<string, unknown>) => { sequences: number, heads: number }} limits
+ *   what a run of these settings lets the page select
+ * @property {(config: Record<string, unknown>) => number} batch sequences per step (workers share them)
+ * @property {string[]} parts its views' and charts' parts that `hide=` can name
+ * @property {string[]} embedParts those embed mode shows
+ * @property {{ id: string, label: string }[]} figures its pictures the Export menu offers
+ * @property {Record<string, 'f32' | 'u32' | 'f32[]'>} arrays the typed arrays of its
+ *   snapshots (a run file keeps them): Float32Array, Uint32Array, or a list of Float32Arrays
+ * @property {(s: import('../protocol.js').Snapshot) => string | null} checkSnapshot why a
+ *   snapshot read from a file cannot be shown, or null
+ * @property {(box: HTMLElement) => void} explain writes what the page shows into `box`
+ * @property {(box: HTMLElement, o: { colormap: string, showAligned: boolean }) => LabViews} createViews
+ */
+
+/** @type {Record<string, Lab>} */
+export const LABS = { copying };
+
+export const DEFAULT_LAB = 'copying';

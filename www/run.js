@@ -1,0 +1,231 @@
+// @ts-check
+// A run: one training run in its worker (worker.js) and, for large batches, its helper
+// workers (helper.js). It starts and stops them, sends them the commands (play, pause,
+// step, reset, speed, learning rate, selection, weights), keeps the latest snapshot and the
+// run's evaluation history (bounded by the trainer: src/series.rs), and tells its owner
+// what happened. The first run, a compared one and each run of a sweep are all Runs.
+
+import { evaluationsOf } from './export.js';
+
+/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+/** @typedef {import('./protocol.js').ToWorker} ToWorker */
+/** @typedef {import('./protocol.js').History} History */
+/** @typedef {import('./protocol.js').Losses} Losses */
+/** @typedef {import('./export.js').Evaluation} Evaluation */
+/** @typedef {import('./variant.js').Variant} Variant */
+
+/**
+ * What a run tells its owner: every message of its worker but a reply it was waiting for
+ * (snapshots of an earlier start are dropped), and a worker that failed to start as a panic.
+ * @typedef {(run: Run, msg: FromWorker) => void} RunEvents
+ */
+
+export class Run {
+  /**
+   * @param {{ lab: string, metrics: readonly string[], variant: Variant, module: WebAssembly.Module,
+   *   onEvent: RunEvents }} o
+   */
+  constructor({ lab, metrics, variant, module, onEvent }) {
+    /** @private */ this.lab = lab;
+    /** @private */ this.metrics = metrics;
+    /** @private */ this.variant = variant;
+    /** @private */ this.module = module;
+    /** @private */ this.onEvent = onEvent;
+    /** @private @type {Worker | null} */ this.worker = null;
+    /** @private @type {Worker[]} */ this.helpers = [];
+    /** The settings it was last started on. @type {Record<string, unknown> | null} */
+    this.config = null;
+    /** Workers sharing each batch. */
+    this.workers = 0;
+    /** The start it is on: snapshots of an earlier one are dropped. */
+    this.generation = 0;
+    /** @type {Snapshot | null} */ this.latest = null;
+    /** The run's evaluations, oldest first (every recent one, a thinned record before). @type {Evaluation[]} */
+    this.evaluations = [];
+    /** @type {{ stride: number, recentFrom: number }} */ this.resolution = { stride: 1, recentFrom: 0 };
+    /** Stopped by a panic: only a fresh start goes on. */
+    this.dead = false;
+    /** @private */ this.speed = 4;
+    /** @private */ this.selection = { seq: 0, head: -1 };
+    /** @private */ this.playing = false;
+    /** Stopped by a divergence: it plays again only when asked anew (`resume`) or started. */
+    this.halted = false;
+    /** @private @type {Map<string, { resolve(m: any): void, reject(e: Error): void }[]>} replies awaited, by type */
+    this.waiting = new Map();
+  }
+
+  /**
+   * (Re)starts the run on `config` with `workers` workers: in fresh workers when it has
+   * none yet, another number, or died; else in the same ones. A playing run goes on playing.
+   * @param {Record<string, unknown>} config @param {number} workers
+   */
+  start(config, workers) {
+    this.config = config;
+    this.generation++;
+    this.halted = false;
+    if (!this.worker || this.dead || workers !== this.workers) this.spawn(config, workers);
+    else this.send({ type: 'config', config, generation: this.generation });
+    if (this.playing) this.send({ type: 'play' });
+  }
+
+  /** @private @param {Record<string, unknown>} config @param {number} count */
+  spawn(config, count) {
+    this.terminate();
+    this.dead = false;
+    this.workers = count;
+    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    this.worker = w;
+    w.addEventListener('message', (e) => this.receive(/** @type {MessageEvent<FromWorker>} */ (e).data));
+    w.addEventListener('error', (e) => this.receive({ type: 'panic', message: e.message || 'the trainer’s worker failed to start' }));
+    /** @type {MessagePort[]} */
+    const ports = [];
+    for (let i = 1; i < count; i++) {
+      const h = new Worker(new URL('./helper.js', import.meta.url), { type: 'module' });
+      h.addEventListener('error', (e) => this.receive({ type: 'panic', message: e.message || 'a helper worker failed to start' }));
+      const channel = new MessageChannel();
+      h.postMessage({ type: 'init-helper', variant: this.variant, module: this.module, port: channel.port1 }, [channel.port1]);
+      this.helpers.push(h);
+      ports.push(channel.port2);
+    }
+    /** @type {ToWorker} */
+    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, generation: this.generation };
+    w.postMessage(init, ports);
+    this.send({ type: 'select', ...this.selection });
+  }
+
+  /** @private */
+  terminate() {
+    this.worker?.terminate();
+    for (const h of this.helpers) h.terminate();
+    this.worker = null;
+    this.helpers = [];
+    this.giveUp('the run’s workers stopped');
+  }
+
+  /** Every reply still awaited fails with `why`. @private @param {string} why */
+  giveUp(why) {
+    for (const list of this.waiting.values()) for (const w of list.splice(0)) w.reject(new Error(why));
+  }
+
+  /** @private @param {ToWorker} msg @param {Transferable[]} [transfer] */
+  send(msg, transfer = []) {
+    this.worker?.postMessage(msg, transfer);
+  }
+
+  /** @private @param {FromWorker} msg */
+  receive(msg) {
+    if (msg.type === 'snapshot') {
+      // A snapshot of an earlier start is dropped; the one shown stays until the new one comes.
+      if (msg.generation !== this.generation) return;
+      this.latest = msg;
+      if (msg.history) {
+        this.evaluations = evaluationsOf(msg.history, this.metrics);
+        this.resolution = { stride: msg.history.stride, recentFrom: msg.history.recentFrom };
+      }
+    } else if (msg.type === 'panic') {
+      this.dead = true;
+      this.giveUp(`the run stopped: ${msg.message}`);
+    } else if (msg.type === 'diverged') {
+      this.playing = false;
+      this.halted = true;
+    } else if (msg.type === 'refused') {
+      this.waiting.get(msg.request)?.shift()?.reject(new Error(msg.message));
+      return;
+    }
+    const waiter = this.waiting.get(msg.type)?.shift();
+    if (waiter) waiter.resolve(msg);
+    else this.onEvent(this, msg);
+  }
+
+  /** Asks the worker for a reply of type `type`. @private @param {ToWorker} msg @param {string} type */
+  ask(msg, type) {
+    return new Promise((resolve, reject) => {
+      if (!this.worker || this.dead) {
+        reject(new Error('the run is not training: start it again'));
+        return;
+      }
+      const list = this.waiting.get(type) ?? [];
+      list.push({ resolve, reject });
+      this.waiting.set(type, list);
+      this.send(msg);
+    });
+  }
+
+  /** Plays or pauses. @param {boolean} playing */
+  setPlaying(playing) {
+    if (playing === this.playing) return;
+    this.playing = playing;
+    this.send({ type: playing ? 'play' : 'pause' });
+  }
+
+  /** `n` steps, paused. @param {number} [n] */
+  step(n = 1) {
+    this.playing = false;
+    this.halted = false;
+    this.send({ type: 'step', n });
+  }
+
+  /** Back to step 0, with the same seed or `seed`. @param {number} [seed] */
+  reset(seed) {
+    this.generation++;
+    this.halted = false;
+    if (seed !== undefined && this.config) this.config = { ...this.config, seed };
+    this.send({ type: 'reset', seed, generation: this.generation });
+  }
+
+  /** @param {number} speed steps per frame (below 1: one step every 1/speed frames) */
+  setSpeed(speed) {
+    if (speed === this.speed) return;
+    this.speed = speed;
+    this.send({ type: 'speed', speed });
+  }
+
+  /** Applies a learning rate to the running model. @param {number} value */
+  setLearningRate(value) {
+    if (this.config) this.config = { ...this.config, learning_rate: value };
+    this.send({ type: 'lr', value });
+  }
+
+  /** The evaluation sequence and head whose maps the snapshots carry. @param {number} seq @param {number} head */
+  select(seq, head) {
+    if (seq === this.selection.seq && head === this.selection.head) return;
+    this.selection = { seq, head };
+    this.send({ type: 'select', seq, head });
+  }
+
+  /**
+   * Loads saved weights (a model of `config` as after `step` updates), paused; the worker
+   * refuses weights that do not fit, and the run stays as it was.
+   * @param {Record<string, unknown>} config @param {Float32Array} params @param {number} step
+   */
+  loadParams(config, params, step) {
+    this.generation++;
+    this.playing = false;
+    this.halted = false;
+    this.config = config;
+    this.send({ type: 'load-params', config, params, step, generation: this.generation });
+  }
+
+  /** The model's weights, settings and step. @returns {Promise<{ params: Float32Array, step: number, config: Record<string, unknown> }>} */
+  params() {
+    return this.ask({ type: 'get-params' }, 'params');
+  }
+
+  /** The training loss of each update (every recent one, a thinned record before).
+   * @returns {Promise<Losses>} */
+  async losses() {
+    const m = await this.ask({ type: 'get-losses' }, 'losses');
+    return m.losses;
+  }
+
+  /** Makes the trainer panic (for tests of how a panic reaches the page). */
+  debugPanic() {
+    this.send({ type: 'debug-panic' });
+  }
+
+  /** Stops its workers for good. */
+  stop() {
+    this.terminate();
+  }
+}

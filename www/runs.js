@@ -1,0 +1,134 @@
+// @ts-check
+// The runs the page trains, kept in step with the store: the first run on the store's
+// settings and, in compare mode, a second run of the same settings with the lab's contrast
+// applied, same seed. Each is a Run with its own workers; this module decides when a run
+// starts afresh, plays, pauses or changes its learning rate, and passes what the runs say
+// to the page (onEvent). It knows no model: contrasts and batch sizes are the lab's.
+
+import { Run } from './run.js';
+import { same } from './settings.js';
+
+/** @typedef {import('./store.js').State} State */
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+
+/** @typedef {(which: 'first' | 'second', run: Run, msg: FromWorker) => void} RunsEvents */
+
+export class Runs {
+  /**
+   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+   *   cores: number, onEvent: RunsEvents }} o
+   */
+  constructor({ store, variant, module, cores, onEvent }) {
+    /** @private */ this.store = store;
+    /** @private */ this.lab = store.lab;
+    /** @private */ this.cores = cores;
+    /** @private */ this.onEvent = onEvent;
+    /** @private */ this.make = () => new Run({
+      lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
+      onEvent: (run, msg) => this.onEvent(run === this.first ? 'first' : 'second', run, msg),
+    });
+    /** @readonly */ this.first = this.make();
+    /** @type {Run | null} */ this.second = null;
+    /** Whether the page is in sight (its tab shown and, embedded, scrolled into view):
+     * out of sight, nothing plays. */
+    this.visible = true;
+    /** @private @type {WeakMap<Run, string>} what each run was started on */
+    this.started = new WeakMap();
+    store.subscribe((s, prev) => {
+      // Play pressed anew: a run that stopped at a divergence goes on too.
+      if (s.playing && !prev.playing) for (const run of this.all()) run.halted = false;
+      this.sync(s);
+    });
+  }
+
+  /** The live runs: the first, and the compared one. */
+  all() {
+    return this.second ? [this.first, this.second] : [this.first];
+  }
+
+  /** The names of the two runs in compare mode, else null. @returns {[string, string] | null} */
+  names() {
+    const s = this.store.state;
+    return s.compare ? this.lab.contrasts[s.compare].names(s.config) : null;
+  }
+
+  /** How many workers share each batch: all cores for large batches (the paper size), one
+   * for small ones, where a step is too short to win from splitting; never more than the
+   * batch has sequences. @param {Record<string, unknown>} config */
+  workersFor(config) {
+    const w = this.store.state.workers;
+    const batch = this.lab.batch(config);
+    if (w !== 'auto') return Math.max(1, Math.min(w, batch));
+    return batch >= 64 ? Math.max(1, Math.min(this.cores, 8)) : 1;
+  }
+
+  /** Brings the runs in line with the store's state. @param {State} [s] */
+  sync(s = this.store.state) {
+    this.keep(this.first, s.config, s);
+    if (s.compare) {
+      this.second ??= this.make();
+      this.keep(this.second, this.lab.contrasts[s.compare].apply(s.config), s);
+    } else if (this.second) {
+      this.second.stop();
+      this.second = null;
+    }
+    for (const run of this.all()) {
+      run.setSpeed(s.speed);
+      run.select(s.seq, s.head);
+      if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
+    }
+  }
+
+  /** Starts `run` afresh on `config` where its model or its workers change (a new request
+   * for a fresh run too); relays a new learning rate.
+   * @private @param {Run} run @param {Record<string, unknown>} config @param {State} s */
+  keep(run, config, s) {
+    const workers = this.workersFor(config);
+    const key = `${JSON.stringify({ ...config, learning_rate: null })} ${s.fresh} ${workers}`;
+    if (this.started.get(run) !== key) {
+      // After a panic the first run goes on only through restart() ("Start again"); a
+      // compared run starts afresh with new settings.
+      if (run.dead && run === this.first && this.started.has(run)) return;
+      this.started.set(run, key);
+      run.start(config, workers);
+    } else if (run.config && !same(run.config.learning_rate, config.learning_rate)) {
+      run.setLearningRate(/** @type {number} */ (config.learning_rate));
+    }
+  }
+
+  /** Starts every run again on the store's settings, in fresh workers (after a panic). */
+  restart() {
+    for (const run of this.all()) {
+      this.started.delete(run);
+      run.stop();
+    }
+    this.sync();
+  }
+
+  /** One step of every run, paused. */
+  step() {
+    this.store.setPlaying(false);
+    for (const run of this.all()) run.step(1);
+  }
+
+  /** Every run back to step 0, same seed. */
+  reset() {
+    for (const run of this.all()) run.reset();
+  }
+
+  /**
+   * Loads saved weights into the first run: the run's settings become theirs (the store's
+   * too, without a new run), and a comparison ends.
+   * @param {string} preset @param {Record<string, unknown>} config @param {Float32Array} params @param {number} step
+   */
+  loadWeights(preset, config, params, step) {
+    const workers = this.workersFor(config);
+    const s = this.store.state;
+    this.started.set(this.first, `${JSON.stringify({ ...config, learning_rate: null })} ${s.fresh} ${workers}`);
+    if (workers !== this.first.workers) this.first.start(config, workers);
+    this.first.loadParams(config, params, step);
+    this.store.loaded(preset, config);
+  }
+}

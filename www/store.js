@@ -1,0 +1,202 @@
+// @ts-check
+// The page's one store: the settings of the run asked for (always ones the trainer
+// accepts), the view options, the user's intent to play, the story step, the saved run
+// being viewed, and the link they round-trip through. Controls write only through its
+// actions; the run controller, the views and the address bar read it. Runs' snapshots never
+// write here. Pure: no DOM (tests/unit/store.test.js runs it in Node).
+
+import { readLink, writeLink, DEFAULT_VIEW } from './url.js';
+import { differs } from './settings.js';
+
+/** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('./url.js').View} View */
+/** @typedef {import('./export.js').SavedRun} SavedRun */
+
+/**
+ * @typedef {View & {
+ *   lab: string, preset: string, config: Record<string, unknown>,
+ *   aligned: boolean, playing: boolean, viewing: SavedRun | null,
+ *   passthrough: [string, string][], fresh: number }} State
+ * `fresh` counts the requests for a new run (a preset chosen, a setting changed, a story
+ * step): the run restarts even where the settings stay the same.
+ */
+
+/**
+ * The trainer's verdict on settings: the settings as it reads them, or why not.
+ * @typedef {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string, field?: string }} Validate
+ */
+
+export class Store {
+  /**
+   * @param {Lab} lab
+   * @param {Record<string, Record<string, unknown>>} presets the trainer's, by name
+   * @param {Validate} validate
+   * @param {string} defaultLab
+   */
+  constructor(lab, presets, validate, defaultLab) {
+    /** @readonly */ this.lab = lab;
+    /** @readonly */ this.presets = presets;
+    /** @private */ this.validate = validate;
+    /** @private */ this.defaultLab = defaultLab;
+    /** @private @type {((s: State, prev: State) => void)[]} */ this.listeners = [];
+    /** @type {State} */
+    this.state = {
+      ...DEFAULT_VIEW,
+      lab: lab.name,
+      preset: lab.defaultPreset,
+      config: presets[lab.defaultPreset],
+      aligned: true,
+      playing: false,
+      viewing: null,
+      passthrough: [],
+      fresh: 0,
+    };
+  }
+
+  /** Calls `f(state, previous)` after every change. @param {(s: State, prev: State) => void} f */
+  subscribe(f) {
+    this.listeners.push(f);
+  }
+
+  /** @private @param {Partial<State>} patch */
+  update(patch) {
+    const prev = this.state;
+    const next = { ...prev, ...patch };
+    const { sequences, heads } = this.lab.limits(next.config);
+    next.seq = Math.max(0, Math.min(next.seq, sequences - 1));
+    if (!(next.head >= -1 && next.head < heads)) next.head = -1;
+    this.state = next;
+    for (const f of this.listeners) f(next, prev);
+  }
+
+  /**
+   * Applies a link: its preset, the settings the trainer accepts, its view. Returns what
+   * had to be ignored, one message per key.
+   * @param {string} search
+   */
+  readLink(search) {
+    const link = readLink(search, this.lab, this.presets);
+    const problems = [...link.problems];
+    const overrides = { ...link.overrides };
+    let config = this.presets[link.preset];
+    for (;;) {
+      const r = this.validate({ ...this.presets[link.preset], ...overrides });
+      if ('config' in r) {
+        config = r.config;
+        break;
+      }
+      if (r.field && Object.hasOwn(overrides, r.field)) {
+        delete overrides[r.field];
+        problems.push(r.error);
+      } else {
+        for (const k of Object.keys(overrides)) delete overrides[k];
+        problems.push(`${r.error} (the preset's settings are used instead)`);
+      }
+    }
+    const { sequences, heads } = this.lab.limits(config);
+    const v = link.view;
+    if (v.seq !== undefined && v.seq >= sequences) {
+      problems.push(`seq: this run evaluates ${sequences} sequences (0 to ${sequences - 1}), got ${v.seq}`);
+    }
+    if (v.head !== undefined && v.head >= heads) {
+      problems.push(`head: this run has ${heads} head${heads > 1 ? 's' : ''} (0 to ${heads - 1}, or −1 for their average), got ${v.head}`);
+    }
+    this.update({ ...DEFAULT_VIEW, ...v, preset: link.preset, config, passthrough: link.passthrough, fresh: this.state.fresh + 1 });
+    return problems;
+  }
+
+  /** The link of the state (only what differs from the defaults). */
+  link() {
+    const s = this.state;
+    const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story };
+    return writeLink({ lab: s.lab, preset: s.preset, config: s.config, view, passthrough: s.passthrough },
+      { defaultLab: this.defaultLab, defaultPreset: this.lab.defaultPreset, presets: this.presets });
+  }
+
+  /** Whether the settings differ from their preset's. */
+  custom() {
+    return differs(this.state.config, this.presets[this.state.preset] ?? {});
+  }
+
+  /** A new run of a preset. @param {string} name */
+  choosePreset(name) {
+    if (!Object.hasOwn(this.presets, name)) return;
+    this.update({ preset: name, config: this.presets[name], viewing: null, fresh: this.state.fresh + 1 });
+  }
+
+  /**
+   * Changes one setting: a live one (the learning rate) on the running model, any other as
+   * a new run. Refused settings change nothing; the message names the field and its range.
+   * @param {string} key @param {unknown} value @returns {string | null} the refusal, if any
+   */
+  setSetting(key, value) {
+    const r = this.validate({ ...this.state.config, [key]: value });
+    if ('error' in r) return r.error;
+    const live = this.lab.settings.find((s) => s.key === key)?.live;
+    this.update({ config: r.config, viewing: null, fresh: this.state.fresh + (live ? 0 : 1) });
+    return null;
+  }
+
+  /** View options (none of them changes the run's model).
+   * @param {Partial<Pick<State, 'speed' | 'workers' | 'seq' | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned'>>} patch */
+  setView(patch) {
+    if (patch.compare !== undefined && patch.compare !== '' && !Object.hasOwn(this.lab.contrasts, patch.compare)) return;
+    this.update(patch);
+  }
+
+  /** Play or pause (what the user asked for; a run that diverges pauses it). @param {boolean} playing */
+  setPlaying(playing) {
+    if (playing === this.state.playing) return;
+    this.update({ playing, viewing: playing ? null : this.state.viewing });
+  }
+
+  /**
+   * Shows story step `k` (0-based) and, when `apply`, sets its run up: its preset (a new
+   * run, unless it keeps the one on screen), its contrast, its speed, playing or not.
+   * @param {number} k @param {boolean} [apply]
+   */
+  showStory(k, apply = true) {
+    const st = this.lab.story[k];
+    if (!st) return;
+    if (!apply) return this.update({ story: k + 1 });
+    /** @type {Partial<State>} */
+    const patch = { story: k + 1, viewing: null };
+    if (st.speed !== undefined) patch.speed = st.speed;
+    if (!st.keep) {
+      Object.assign(patch, { preset: st.preset, config: this.presets[st.preset], compare: st.compare ?? '', fresh: this.state.fresh + 1 });
+    }
+    patch.playing = st.play || (Boolean(st.keep) && this.state.playing);
+    this.update(patch);
+  }
+
+  closeStory() {
+    this.update({ story: 0 });
+  }
+
+  /** Shows a saved run instead of the live one, which waits paused. @param {SavedRun} run */
+  view(run) {
+    this.update({ viewing: run, playing: false });
+  }
+
+  stopViewing() {
+    if (this.state.viewing) this.update({ viewing: null });
+  }
+
+  /** Starts the viewed run's settings afresh as the live run. */
+  trainViewed() {
+    const run = this.state.viewing;
+    if (!run) return;
+    const r = this.validate(run.config);
+    const preset = Object.hasOwn(this.presets, run.preset) ? run.preset : this.state.preset;
+    this.update({ viewing: null, preset, config: 'config' in r ? r.config : this.state.config, fresh: this.state.fresh + 1 });
+  }
+
+  /**
+   * Saved weights were loaded into the run: their settings (checked by the trainer) and
+   * preset are the state's; a comparison, of a run at another step, ends.
+   * @param {string} preset @param {Record<string, unknown>} config
+   */
+  loaded(preset, config) {
+    this.update({ preset: Object.hasOwn(this.presets, preset) ? preset : this.state.preset, config, compare: '', viewing: null, playing: false });
+  }
+}
