@@ -160,13 +160,15 @@ impl Config {
 
     /// Checks every field; the first bad one is reported with its allowed range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        check_range("vocab", self.vocab, 2, 500)?;
-        check_range("length", self.length, 1, 100)?;
-        check_range("hidden", self.hidden, 1, 1024)?;
-        check_range("batch", self.batch, 1, 1024)?;
-        check_range("heads", self.heads, 1, 16)?;
-        check_range("eval_every", self.eval_every, 1, 100_000)?;
-        check_range("eval_batch", self.eval_batch, 1, 512)?;
+        for f in &FIELDS {
+            let Range::Whole(lo, hi) = f.range else {
+                continue;
+            };
+            let value = self.whole(f.key);
+            if !(lo..=hi).contains(&value) {
+                return Err(ConfigError::new(f.key, format!("{}, got {value}", f.range)));
+            }
+        }
         if self.distinct && self.length > self.vocab {
             return Err(ConfigError::new(
                 "length",
@@ -176,44 +178,354 @@ impl Config {
                 ),
             ));
         }
-        let lr = self.learning_rate;
-        if !(lr.is_finite() && lr > 0.0 && lr <= 100.0) {
+        let lr = f64::from(self.learning_rate);
+        if !(lr.is_finite() && lr > 0.0 && lr <= MAX_LEARNING_RATE) {
             return Err(ConfigError::new(
                 "learning_rate",
-                format!("must be a number greater than 0 and at most 100, got {lr}"),
+                format!("{}, got {lr}", field("learning_rate").range),
             ));
         }
         Ok(())
     }
+
+    /// Sets one field from the value a page, a link or a file gives for it: its text, a
+    /// number, or a switch. Refuses (naming the field and its range) a value of the wrong
+    /// kind or outside the field's range, and a key that is no field; leaves the other
+    /// fields as they are. Checks between fields are [`Config::validate`]'s.
+    pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), ConfigError> {
+        let Some(f) = FIELDS.iter().find(|f| f.key == key) else {
+            let keys: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
+            return Err(ConfigError::new(
+                shown_text(key),
+                format!("is not a setting (settings: {})", keys.join(", ")),
+            ));
+        };
+        let refuse = || ConfigError::new(f.key, format!("{}, got {}", f.range, value));
+        match f.range {
+            Range::Whole(lo, hi) => {
+                let x = match value {
+                    Value::Number(x) => x,
+                    Value::Text(t) if is_whole_text(t.trim()) => {
+                        t.trim().parse::<f64>().map_err(|_| refuse())?
+                    }
+                    _ => return Err(refuse()),
+                };
+                if !(x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64) {
+                    return Err(refuse());
+                }
+                self.set_whole(f.key, x as u64);
+            }
+            Range::Positive(max) => {
+                let x = match value {
+                    Value::Number(x) => x,
+                    Value::Text(t) if is_decimal_text(t.trim()) => {
+                        t.trim().parse::<f64>().map_err(|_| refuse())?
+                    }
+                    _ => return Err(refuse()),
+                };
+                // Read as f64 and rounded once to f32, as a page's Math.fround does.
+                let lr = x as f32;
+                if !(x.is_finite() && x > 0.0 && x <= max && lr > 0.0) {
+                    return Err(refuse());
+                }
+                self.learning_rate = lr;
+            }
+            Range::Choice(names) => {
+                let Value::Text(t) = value else {
+                    return Err(refuse());
+                };
+                if !names.contains(&t) {
+                    return Err(refuse());
+                }
+                match f.key {
+                    "task" => self.task = TaskKind::from_name(t),
+                    "optimizer" => self.optimizer = OptimizerKind::from_name(t),
+                    _ => self.attention = AttentionMode::from_name(t),
+                }
+            }
+            Range::Switch => {
+                let on = match value {
+                    Value::Switch(b) => b,
+                    Value::Number(x) if x == 0.0 || x == 1.0 => x == 1.0,
+                    Value::Text("1" | "true") => true,
+                    Value::Text("0" | "false") => false,
+                    _ => return Err(refuse()),
+                };
+                match f.key {
+                    "distinct" => self.distinct = on,
+                    _ => self.bidirectional = on,
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// A whole-number field's value.
+    fn whole(&self, key: &str) -> u64 {
+        match key {
+            "vocab" => self.vocab as u64,
+            "length" => self.length as u64,
+            "hidden" => self.hidden as u64,
+            "batch" => self.batch as u64,
+            "heads" => self.heads as u64,
+            "seed" => self.seed,
+            "eval_every" => self.eval_every as u64,
+            "eval_batch" => self.eval_batch as u64,
+            _ => unreachable!("{key} is not a whole-number field"),
+        }
+    }
+
+    fn set_whole(&mut self, key: &str, x: u64) {
+        // Every whole field's range fits in a usize of 32 bits, but the seed's.
+        let n = x as usize;
+        match key {
+            "vocab" => self.vocab = n,
+            "length" => self.length = n,
+            "hidden" => self.hidden = n,
+            "batch" => self.batch = n,
+            "heads" => self.heads = n,
+            "seed" => self.seed = x,
+            "eval_every" => self.eval_every = n,
+            "eval_batch" => self.eval_batch = n,
+            _ => unreachable!("{key} is not a whole-number field"),
+        }
+    }
 }
 
-fn check_range(field: &'static str, value: usize, lo: usize, hi: usize) -> Result<(), ConfigError> {
-    if (lo..=hi).contains(&value) {
-        Ok(())
+/// The largest learning rate a run takes.
+const MAX_LEARNING_RATE: f64 = 100.0;
+
+/// The largest seed: 2^53 − 1, so that a seed is exact as a JS number and in a JSON file.
+pub const MAX_SEED: u64 = (1 << 53) - 1;
+
+/// What values a field takes.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Range {
+    /// A whole number from the first bound to the second, both included.
+    Whole(u64, u64),
+    /// A number greater than 0 and at most the bound.
+    Positive(f64),
+    /// One of these names.
+    Choice(&'static [&'static str]),
+    /// On or off: `1` or `0` (`true` or `false`).
+    Switch,
+}
+
+impl fmt::Display for Range {
+    /// The range as a message says it: "must be …".
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Range::Whole(lo, hi) => write!(f, "must be a whole number from {lo} to {hi}"),
+            Range::Positive(max) => {
+                write!(f, "must be a number greater than 0 and at most {max}")
+            }
+            Range::Choice(names) => write!(f, "must be one of {}", names.join(", ")),
+            Range::Switch => write!(f, "must be 1 or 0"),
+        }
+    }
+}
+
+/// One field of [`Config`]: its key (in a link, a file and JS), the words a person knows it
+/// by, and its range.
+#[derive(Clone, Copy, Debug)]
+pub struct Field {
+    pub key: &'static str,
+    pub words: &'static str,
+    pub range: Range,
+}
+
+/// Every field of [`Config`], in the order a form lists them.
+pub const FIELDS: [Field; 14] = [
+    Field {
+        key: "task",
+        words: "Task",
+        range: Range::Choice(&["copy", "reverse", "translate"]),
+    },
+    Field {
+        key: "distinct",
+        words: "Distinct tokens",
+        range: Range::Switch,
+    },
+    Field {
+        key: "vocab",
+        words: "Vocabulary V",
+        range: Range::Whole(2, 500),
+    },
+    Field {
+        key: "length",
+        words: "Length L",
+        range: Range::Whole(1, 100),
+    },
+    Field {
+        key: "hidden",
+        words: "Width H",
+        range: Range::Whole(1, 1024),
+    },
+    Field {
+        key: "batch",
+        words: "Batch",
+        range: Range::Whole(1, 1024),
+    },
+    Field {
+        key: "learning_rate",
+        words: "Learning rate",
+        range: Range::Positive(MAX_LEARNING_RATE),
+    },
+    Field {
+        key: "optimizer",
+        words: "Optimiser",
+        range: Range::Choice(&["adam", "sgd"]),
+    },
+    Field {
+        key: "attention",
+        words: "Attention",
+        range: Range::Choice(&["learned", "uniform"]),
+    },
+    Field {
+        key: "heads",
+        words: "Heads K",
+        range: Range::Whole(1, 16),
+    },
+    Field {
+        key: "bidirectional",
+        words: "Bidirectional encoder",
+        range: Range::Switch,
+    },
+    Field {
+        key: "seed",
+        words: "Seed",
+        range: Range::Whole(0, MAX_SEED),
+    },
+    Field {
+        key: "eval_every",
+        words: "Evaluation interval (steps)",
+        range: Range::Whole(1, 100_000),
+    },
+    Field {
+        key: "eval_batch",
+        words: "Evaluation batch",
+        range: Range::Whole(1, 512),
+    },
+];
+
+/// The field called `key` (one of [`FIELDS`]).
+fn field(key: &str) -> &'static Field {
+    FIELDS
+        .iter()
+        .find(|f| f.key == key)
+        .expect("a field of FIELDS")
+}
+
+/// A field's value as a page, a link or a file gives it.
+#[derive(Clone, Copy, Debug)]
+pub enum Value<'a> {
+    /// Text, as typed or as in a link: a number in decimal notation, a name, `1` / `0`.
+    Text(&'a str),
+    Number(f64),
+    Switch(bool),
+    /// Anything else, by what it is ("null", "an object"): refused.
+    Other(&'a str),
+}
+
+impl fmt::Display for Value<'_> {
+    /// The value as a message echoes it: text quoted and cut to a few dozen characters.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Value::Text(t) => write!(f, "“{}”", shown_text(t)),
+            Value::Number(x) => write!(f, "{}", shown_text(&x.to_string())),
+            Value::Switch(b) => write!(f, "{b}"),
+            Value::Other(what) => write!(f, "{what}"),
+        }
+    }
+}
+
+/// Text cut to at most 32 characters (an ellipsis marks the cut).
+fn shown_text(t: &str) -> String {
+    const MAX: usize = 32;
+    if t.chars().count() <= MAX {
+        t.to_string()
     } else {
-        Err(ConfigError::new(
-            field,
-            format!("must be a whole number from {lo} to {hi}, got {value}"),
-        ))
+        let mut s: String = t.chars().take(MAX - 1).collect();
+        s.push('…');
+        s
+    }
+}
+
+/// `[+-]?digits`: a whole number in decimal notation.
+fn is_whole_text(t: &str) -> bool {
+    let digits = t.strip_prefix(['+', '-']).unwrap_or(t);
+    !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+}
+
+/// `[+-]?(digits[.digits] | .digits)([eE][+-]?digits)?`: a number in decimal notation
+/// (no `inf`, `NaN`, hex or blanks).
+fn is_decimal_text(t: &str) -> bool {
+    let t = t.strip_prefix(['+', '-']).unwrap_or(t);
+    let (mantissa, exponent) = match t.find(['e', 'E']) {
+        Some(i) => (&t[..i], Some(&t[i + 1..])),
+        None => (t, None),
+    };
+    let (whole, fraction) = mantissa.split_once('.').unwrap_or((mantissa, ""));
+    let digits = |s: &str| s.bytes().all(|b| b.is_ascii_digit());
+    let mantissa_ok =
+        digits(whole) && digits(fraction) && !(whole.is_empty() && fraction.is_empty());
+    mantissa_ok && exponent.is_none_or(is_whole_text)
+}
+
+impl TaskKind {
+    fn from_name(name: &str) -> TaskKind {
+        match name {
+            "reverse" => TaskKind::Reverse,
+            "translate" => TaskKind::Translate,
+            _ => TaskKind::Copy,
+        }
+    }
+}
+
+impl OptimizerKind {
+    fn from_name(name: &str) -> OptimizerKind {
+        if name == "sgd" {
+            OptimizerKind::Sgd
+        } else {
+            OptimizerKind::Adam
+        }
+    }
+}
+
+impl AttentionMode {
+    fn from_name(name: &str) -> AttentionMode {
+        if name == "uniform" {
+            AttentionMode::Uniform
+        } else {
+            AttentionMode::Learned
+        }
     }
 }
 
 /// A rejected setting: which field, and what it must be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
-    pub field: &'static str,
+    pub field: String,
     pub message: String,
 }
 
 impl ConfigError {
-    pub fn new(field: &'static str, message: String) -> ConfigError {
-        ConfigError { field, message }
+    pub fn new(field: impl Into<String>, message: String) -> ConfigError {
+        ConfigError {
+            field: field.into(),
+            message,
+        }
     }
 }
 
 impl fmt::Display for ConfigError {
+    /// "Width H (hidden): must be a whole number from 1 to 1024, got 0": the field in words
+    /// (where it is one), its key, what it must be.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{}: {}", self.field, self.message)
+        match FIELDS.iter().find(|x| x.key == self.field) {
+            Some(x) => write!(f, "{} ({}): {}", x.words, x.key, self.message),
+            None => write!(f, "{}: {}", self.field, self.message),
+        }
     }
 }
 

@@ -1,14 +1,14 @@
 //! Config validation: every bad field is refused with a message naming it and its range,
 //! through `validate`, `Trainer::new` and `set_learning_rate`, and nothing else changes.
 
-use attention_playground::config::{Config, PRESETS};
+use attention_playground::config::{Config, Range, Value, FIELDS, MAX_SEED, PRESETS};
 use attention_playground::train::Trainer;
 
 fn rejected(config: Config, field: &str) {
     let err = config.validate().expect_err("should be refused");
     assert_eq!(err.field, field);
     let text = err.to_string();
-    assert!(text.starts_with(field), "{text}");
+    assert!(text.contains(&format!("({field}): ")), "{text}");
     assert!(text.contains("must be"), "says what is allowed: {text}");
     let err = Trainer::new(config)
         .err()
@@ -136,7 +136,7 @@ fn range_is_in_the_message() {
     .unwrap_err();
     assert_eq!(
         err.to_string(),
-        "heads: must be a whole number from 1 to 16, got 40"
+        "Heads K (heads): must be a whole number from 1 to 16, got 40"
     );
 }
 
@@ -173,4 +173,132 @@ fn bad_learning_rate_change_keeps_the_run() {
     assert_eq!(t.step_count(), 1);
     t.set_learning_rate(0.01).unwrap();
     assert_eq!(t.config().learning_rate, 0.01);
+}
+
+/// Sets `key` from `value` on the default settings: the refusal's text, or the settings.
+fn set(key: &str, value: Value) -> Result<Config, String> {
+    let mut c = Config::default();
+    c.set(key, value).map_err(|e| e.to_string())?;
+    Ok(c)
+}
+
+#[test]
+fn a_field_is_read_from_text_and_numbers_of_its_kind() {
+    let c = set("hidden", Value::Text(" 48 ")).unwrap();
+    assert_eq!(c.hidden, 48);
+    assert_eq!(set("hidden", Value::Number(48.0)).unwrap().hidden, 48);
+    assert_eq!(set("seed", Value::Text("+7")).unwrap().seed, 7);
+    assert_eq!(
+        set("seed", Value::Number(MAX_SEED as f64)).unwrap().seed,
+        MAX_SEED
+    );
+    assert_eq!(
+        set("learning_rate", Value::Text("2e-3"))
+            .unwrap()
+            .learning_rate,
+        0.002_f64 as f32
+    );
+    assert_eq!(
+        set("learning_rate", Value::Text(".5"))
+            .unwrap()
+            .learning_rate,
+        0.5
+    );
+    assert!(set("distinct", Value::Text("0"))
+        .unwrap()
+        .distinct
+        .eq(&false));
+    assert!(
+        set("bidirectional", Value::Switch(true))
+            .unwrap()
+            .bidirectional
+    );
+    assert_eq!(
+        set("task", Value::Text("reverse")).unwrap().task,
+        attention_playground::config::TaskKind::Reverse
+    );
+    // Only the field changes.
+    let c = set("heads", Value::Text("3")).unwrap();
+    assert_eq!(Config { heads: 1, ..c }, Config::default());
+}
+
+#[test]
+fn a_bad_value_names_its_field_in_words_with_its_range_and_changes_nothing() {
+    let long = "9".repeat(20_000);
+    let cases: Vec<(&str, Value, &str)> = vec![
+        ("hidden", Value::Text("-1"), "Width H (hidden): must be a whole number from 1 to 1024, got “-1”"),
+        ("vocab", Value::Number(-1.0), "Vocabulary V (vocab): must be a whole number from 2 to 500, got -1"),
+        ("seed", Value::Text("99999999999999999999"), "Seed (seed): must be a whole number from 0 to 9007199254740991, got “99999999999999999999”"),
+        ("seed", Value::Number(2.5), "Seed (seed): must be a whole number from 0 to 9007199254740991, got 2.5"),
+        ("batch", Value::Text("0x10"), "Batch (batch): must be a whole number from 1 to 1024, got “0x10”"),
+        ("heads", Value::Text("1e1"), "Heads K (heads): must be a whole number from 1 to 16, got “1e1”"),
+        ("heads", Value::Other("null"), "Heads K (heads): must be a whole number from 1 to 16, got null"),
+        ("eval_every", Value::Text(""), "Evaluation interval (steps) (eval_every): must be a whole number from 1 to 100000, got “”"),
+        ("learning_rate", Value::Text("inf"), "Learning rate (learning_rate): must be a number greater than 0 and at most 100, got “inf”"),
+        ("learning_rate", Value::Number(f64::NAN), "Learning rate (learning_rate): must be a number greater than 0 and at most 100, got NaN"),
+        ("learning_rate", Value::Text("1e-50"), "Learning rate (learning_rate): must be a number greater than 0 and at most 100, got “1e-50”"),
+        ("task", Value::Text("toString"), "Task (task): must be one of copy, reverse, translate, got “toString”"),
+        ("distinct", Value::Text("yes"), "Distinct tokens (distinct): must be 1 or 0, got “yes”"),
+        ("eval_batch", Value::Text(&long), "Evaluation batch (eval_batch): must be a whole number from 1 to 512, got “9999999999999999999999999999999…”"),
+        ("bogus", Value::Text("1"), "bogus: is not a setting (settings: task, distinct, vocab, length, hidden, batch, learning_rate, optimizer, attention, heads, bidirectional, seed, eval_every, eval_batch)"),
+    ];
+    for (key, value, want) in cases {
+        let mut c = Config::default();
+        let err = c.set(key, value).expect_err(key);
+        assert_eq!(err.to_string(), want);
+        assert_eq!(c, Config::default(), "{key}: nothing changed");
+    }
+}
+
+#[test]
+fn every_field_is_listed_with_a_range_validate_agrees_with() {
+    for f in FIELDS {
+        // Tokens i.i.d., so that any length goes with any vocabulary.
+        let mut c = Config {
+            distinct: false,
+            ..Config::default()
+        };
+        match f.range {
+            Range::Whole(lo, hi) => {
+                for x in [lo, hi] {
+                    c.set(f.key, Value::Number(x as f64)).unwrap();
+                    c.validate().unwrap_or_else(|e| panic!("{e}"));
+                }
+                assert!(c.set(f.key, Value::Number(hi as f64 + 1.0)).is_err());
+                if lo > 0 {
+                    assert!(c.set(f.key, Value::Number(lo as f64 - 1.0)).is_err());
+                }
+            }
+            Range::Positive(max) => c.set(f.key, Value::Number(max)).unwrap(),
+            Range::Choice(names) => {
+                for n in names {
+                    c.set(f.key, Value::Text(n)).unwrap();
+                }
+            }
+            Range::Switch => c.set(f.key, Value::Switch(true)).unwrap(),
+        }
+    }
+    let mut c = Config::default();
+    let json = debug_keys(&c);
+    for f in FIELDS {
+        assert!(
+            json.contains(&f.key.to_string()),
+            "{} is a field of Config",
+            f.key
+        );
+    }
+    assert_eq!(json.len(), FIELDS.len(), "FIELDS lists every field");
+    c.seed = MAX_SEED + 1;
+    assert_eq!(c.validate().unwrap_err().field, "seed");
+}
+
+/// The fields of a Config, by its Debug text.
+fn debug_keys(c: &Config) -> Vec<String> {
+    let text = format!("{c:?}");
+    // `Config { task: Copy, distinct: true, … }`
+    text.trim_start_matches("Config {")
+        .trim_end_matches('}')
+        .split(", ")
+        .map(|kv| kv.split(':').next().unwrap().trim().to_string())
+        .collect()
 }

@@ -91,5 +91,52 @@ fn facade_refuses_a_bad_setting_with_its_name() {
         .err()
         .expect("refused");
     let msg = js_sys::Error::from(wasm_bindgen::JsValue::from(err)).message();
-    assert!(String::from(msg).starts_with("heads: must be"));
+    assert!(String::from(msg).starts_with("Heads K (heads): must be"));
+}
+
+#[wasm_bindgen_test]
+fn validate_config_reads_text_and_names_the_refused_field() {
+    use attention_playground::wasm::validate_config;
+    let settings = |pairs: &[(&str, wasm_bindgen::JsValue)]| {
+        let o = js_sys::Object::new();
+        for (k, v) in pairs {
+            js_sys::Reflect::set(&o, &(*k).into(), v).unwrap();
+        }
+        wasm_bindgen::JsValue::from(o)
+    };
+    let ok = validate_config(
+        "copying",
+        settings(&[
+            ("hidden", "48".into()),
+            ("seed", 7.0.into()),
+            ("distinct", "0".into()),
+        ]),
+    )
+    .expect("accepted");
+    let get = |k: &str| js_sys::Reflect::get(&ok, &k.into()).unwrap();
+    assert_eq!(get("hidden").as_f64(), Some(48.0));
+    assert_eq!(get("seed").as_f64(), Some(7.0));
+    assert_eq!(get("distinct").as_bool(), Some(false));
+    for (key, value, want) in [
+        (
+            "hidden",
+            wasm_bindgen::JsValue::from("-1"),
+            "Width H (hidden): must be a whole number from 1 to 1024, got “-1”",
+        ),
+        (
+            "vocab",
+            wasm_bindgen::JsValue::NULL,
+            "Vocabulary V (vocab): must be a whole number from 2 to 500, got null",
+        ),
+        (
+            "seed",
+            wasm_bindgen::JsValue::from(-1.0),
+            "Seed (seed): must be a whole number from 0 to 9007199254740991, got -1",
+        ),
+    ] {
+        let err = validate_config("copying", settings(&[(key, value)])).expect_err(key);
+        let field = js_sys::Reflect::get(&err, &"field".into()).unwrap();
+        assert_eq!(field.as_string().as_deref(), Some(key));
+        assert_eq!(String::from(js_sys::Error::from(err).message()), want);
+    }
 }

@@ -4,9 +4,11 @@
 // writes only through the store's actions or the runs' commands, and shows the store's
 // state back; it never reads a run's snapshot.
 
-import { SPEEDS, THEMES, parseSetting } from './settings.js';
+import { SPEEDS, THEMES } from './settings.js';
 import { colormapNames } from './views/colormap.js';
 import { byId, h } from './dom.js';
+import { presetLabel } from './labs/index.js';
+import { quote } from './url.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').State} State */
@@ -55,7 +57,7 @@ export function createControls({ store, runs, cores, actions }) {
   speedSelect(store);
   const preset = select('preset');
   preset.replaceChildren(
-    ...Object.keys(store.presets).map((name) => new Option(lab.presetLabels[name] ?? name, name)),
+    ...Object.keys(store.presets).map((name) => new Option(presetLabel(lab, name), name)),
     new Option('custom', 'custom'),
   );
   preset.addEventListener('change', () => {
@@ -129,7 +131,7 @@ export function createControls({ store, runs, cores, actions }) {
     const viewing = s.viewing;
     byId('viewing').hidden = !viewing;
     if (viewing && viewing !== prev?.viewing) {
-      byId('viewing-text').textContent = `Viewing the saved run “${viewing.name}”: ${lab.presetLabels[viewing.preset] ?? viewing.preset}, seed ${viewing.config.seed}, step ${viewing.shown.step}.`;
+      byId('viewing-text').textContent = `Viewing the saved run “${quote(viewing.name ?? '')}”: ${presetLabel(lab, viewing.preset)}, seed ${viewing.config.seed}, step ${viewing.shown.step}.`;
       clearStatus();
     }
     for (const id of RUN_BUTTONS) /** @type {HTMLButtonElement | HTMLSelectElement} */ (byId(id)).disabled = Boolean(viewing);
@@ -201,8 +203,7 @@ function buildSettings(store) {
 /** @param {Store} store @param {Setting} s @param {HTMLInputElement | HTMLSelectElement} input */
 function onSettingChange(store, s, input) {
   const raw = input instanceof HTMLInputElement && input.type === 'checkbox' ? input.checked : input.value;
-  const parsed = parseSetting(s, raw);
-  const refused = 'error' in parsed ? parsed.error : store.setSetting(s.key, parsed.value);
+  const refused = store.setSetting(s.key, raw);
   if (refused) showFieldError(s.key, refused);
   else clearFieldError(s.key);
 }

@@ -7,6 +7,8 @@
 //   { source: 'attention-playground', type: 'height', height: <CSS px> }
 // A host matches it to its iframe by `event.source === iframe.contentWindow`.
 
+import { quote } from './url.js';
+
 /** The shell's parts a `hide=` list can name (each element with `data-part="name"`); a lab
  * adds its own views' parts. */
 const SHELL_PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed',
@@ -29,9 +31,15 @@ export function hiddenParts(embed, hide, lab) {
   const hidden = new Set(embed ? parts.filter((p) => !shown.includes(p)) : ['full-page']);
   /** @type {string[]} */
   const problems = [];
+  /** @type {string[]} */
+  const unknown = [];
   for (const name of (hide ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
     if (parts.includes(name)) hidden.add(name);
-    else problems.push(`hide: no part is called “${name}” (parts: ${parts.join(', ')})`);
+    else unknown.push(`“${quote(name)}”`);
+  }
+  if (unknown.length) {
+    const got = unknown.length <= 3 ? unknown.join(', ') : `${unknown.slice(0, 3).join(', ')} and ${unknown.length - 3} more`;
+    problems.push(`Hidden parts (hide): must be names of parts (${parts.join(', ')}), got ${got}`);
   }
   return { hidden: [...hidden], problems };
 }

@@ -135,59 +135,156 @@ export function runFile(run, arrays) {
   });
 }
 
-/** A number array of a file, or why not. @param {unknown} v @param {string} name */
-function numbers(v, name) {
-  if (!Array.isArray(v) || !v.every((x) => typeof x === 'number')) throw new Error(`run file: ${name} is not a list of numbers`);
-  return v;
+/** The largest file Open… reads. */
+export const MAX_FILE_BYTES = 256 * 1024 * 1024;
+/** The most evaluations and training losses a run file may hold. */
+const MAX_ENTRIES = 1_000_000;
+
+/** What a file's value is, for a message: short JSON. @param {unknown} v */
+function shown(v) {
+  let text;
+  try {
+    text = v === undefined ? 'nothing' : JSON.stringify(v) ?? typeof v;
+  } catch {
+    text = typeof v;
+  }
+  return text.length <= 32 ? text : `${text.slice(0, 31)}…`;
 }
 
 /**
- * Reads a run file back (version 1 or 2): the run to show, not running. `lab` says what
- * its snapshot holds and whether it can be shown.
- * @param {any} f parsed JSON @param {{ arrays: Arrays, checkSnapshot(s: Snapshot): string | null }} lab
+ * Checks of a file's fields; each throws an Error that names the file's kind and the field.
+ * @param {string} kind "run file", "weights file"
+ */
+function checker(kind) {
+  /** @param {string} what @returns {never} */
+  const refuse = (what) => {
+    throw new Error(`${kind}: ${what}`);
+  };
+  return {
+    refuse,
+    /** @param {unknown} v @param {string} name */
+    object(v, name) {
+      if (typeof v !== 'object' || v === null || Array.isArray(v)) refuse(`${name} must be an object, got ${shown(v)}`);
+      return /** @type {Record<string, any>} */ (v);
+    },
+    /** @param {unknown} v @param {string} name @param {number} [max] */
+    list(v, name, max = MAX_ENTRIES) {
+      if (!Array.isArray(v)) refuse(`${name} must be a list, got ${shown(v)}`);
+      if (v.length > max) refuse(`${name} holds ${v.length} entries, at most ${max}`);
+      return /** @type {unknown[]} */ (v);
+    },
+    /** A whole number from `min` to 2^53 − 1. @param {unknown} v @param {string} name @param {number} [min] */
+    whole(v, name, min = 0) {
+      if (!Number.isSafeInteger(v) || /** @type {number} */ (v) < min) refuse(`${name} must be a whole number from ${min} to 2^53 − 1, got ${shown(v)}`);
+      return /** @type {number} */ (v);
+    },
+    /** A number; null (JSON's NaN) is read as NaN. @param {unknown} v @param {string} name */
+    number(v, name) {
+      if (v === null) return NaN;
+      if (typeof v !== 'number') refuse(`${name} must be a number, got ${shown(v)}`);
+      return v;
+    },
+    /** @param {unknown} v @param {string} name @param {number} [max] characters */
+    text(v, name, max = 100) {
+      if (typeof v !== 'string') refuse(`${name} must be text, got ${shown(v)}`);
+      if (v.length > max) refuse(`${name} holds ${v.length} characters, at most ${max}`);
+      return v;
+    },
+  };
+}
+
+/**
+ * Reads a run file back (version 1 or 2): the run to show, not running. The whole file is
+ * checked first; a file that is not whole is refused with a message that names the field.
+ * `lab` says what its evaluations and snapshot hold; `validate` is the trainer's verdict on
+ * its settings.
+ * @param {any} f parsed JSON
+ * @param {{ name: string, metrics: { key: string }[], arrays: Arrays, checkSnapshot(s: Snapshot): string | null }} lab
+ * @param {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string }} validate
  * @returns {SavedRun}
  */
-export function readRunFile(f, lab) {
+export function readRunFile(f, lab, validate) {
+  const c = checker('run file');
   if (f?.format !== RUN_FORMAT) throw new Error('not a run file of Attention Playground');
-  if (f.version !== 1 && f.version !== VERSION) throw new Error(`run file version ${f.version}; this page reads versions 1 and ${VERSION}`);
-  const s = f.shown;
-  if (typeof s !== 'object' || s === null) throw new Error('run file: nothing to show');
-  const h = f.history;
-  if (!Array.isArray(h?.evaluations)) throw new Error('run file: no history');
+  if (f.version !== 1 && f.version !== VERSION) c.refuse(`version ${shown(f.version)}; this page reads versions 1 and ${VERSION}`);
+  const labName = f.lab === undefined ? 'copying' : c.text(f.lab, 'lab');
+  if (labName !== lab.name) c.refuse(`it is a run of the lab ${shown(labName)}, this page shows “${lab.name}”`);
+  const preset = c.text(f.preset, 'preset');
+  const verdict = validate(c.object(f.config, 'config'));
+  if ('error' in verdict) throw new Error(`run file: its settings: ${verdict.error}`);
+  const config = verdict.config;
+  const link = f.link === undefined ? '' : c.text(f.link, 'link', 10_000);
+  const h = c.object(f.history, 'history');
+  const metrics = lab.metrics.map((m) => m.key);
+  let last = -1;
+  const evaluations = c.list(h.evaluations, 'history.evaluations').map((x, i) => {
+    const name = `evaluation ${i + 1}`;
+    const e = c.object(x, name);
+    /** @type {Evaluation} */
+    const out = { step: c.whole(e.step, `${name}: step`) };
+    if (out.step <= last) c.refuse(`${name}: step ${out.step} does not come after step ${last}`);
+    last = out.step;
+    for (const m of metrics) {
+      if (!Object.hasOwn(e, m)) c.refuse(`${name} (step ${out.step}) has no ${m}`);
+      out[m] = c.number(e[m], `${name}: ${m}`);
+    }
+    return out;
+  });
   /** @type {Losses} */
   let losses;
   /** @type {SavedRun['resolution']} */
   let resolution = { evaluations: { stride: 1, recent_from: 0 }, training_loss: { stride: 1, recent_from: 0 } };
   if (f.version === 1) {
     // Version 1: every training loss, from step loss_base + 1 on.
-    if (!Array.isArray(h.training_loss)) throw new Error('run file: no history');
-    const base = Number(h.loss_base) || 0;
-    losses = { step: h.training_loss.map((/** @type {unknown} */ _, /** @type {number} */ i) => base + i + 1), loss: h.training_loss };
+    const base = h.loss_base === undefined ? 0 : c.whole(h.loss_base, 'history.loss_base');
+    const loss = c.list(h.training_loss, 'history.training_loss').map((x, i) => c.number(x, `training loss ${i + 1}`));
+    losses = { step: loss.map((_, i) => base + i + 1), loss };
   } else {
-    if (!Array.isArray(h.training_loss?.step) || !Array.isArray(h.training_loss?.loss)) throw new Error('run file: no history');
-    losses = h.training_loss;
-    resolution = h.resolution ?? resolution;
+    const t = c.object(h.training_loss, 'history.training_loss');
+    const step = c.list(t.step, 'history.training_loss.step');
+    const loss = c.list(t.loss, 'history.training_loss.loss');
+    if (step.length !== loss.length) c.refuse(`history.training_loss has ${step.length} steps and ${loss.length} losses`);
+    let prev = 0;
+    losses = {
+      step: step.map((x, i) => {
+        const n = c.whole(x, `training loss ${i + 1}: step`, 1);
+        if (n <= prev && i > 0) c.refuse(`training loss ${i + 1}: step ${n} does not come after step ${prev}`);
+        prev = n;
+        return n;
+      }),
+      loss: loss.map((x, i) => c.number(x, `training loss ${i + 1}`)),
+    };
+    if (h.resolution !== undefined) {
+      const r = c.object(h.resolution, 'history.resolution');
+      /** @param {string} k @returns {Resolution} */
+      const part = (k) => {
+        const o = c.object(r[k], `history.resolution.${k}`);
+        return { stride: c.whole(o.stride, `history.resolution.${k}.stride`, 1), recent_from: c.whole(o.recent_from, `history.resolution.${k}.recent_from`) };
+      };
+      resolution = { evaluations: part('evaluations'), training_loss: part('training_loss') };
+    }
   }
+  const s = c.object(f.shown, 'shown');
   /** @type {Snapshot} */
-  const shown = {
-    type: 'snapshot', lab: String(f.lab ?? 'copying'), generation: 0, step: s.step, loss: s.loss, stepsPerSecond: 0,
-    running: false, seq: s.seq, head: s.head, memory: 0, workers: 0, shape: s.shape, config: f.config,
+  const snapshot = {
+    type: 'snapshot', lab: labName, generation: 0, step: c.whole(s.step, 'shown.step'), loss: c.number(s.loss ?? null, 'shown.loss'),
+    stepsPerSecond: 0, running: false, seq: c.whole(s.seq, 'shown.seq'), head: c.whole(s.head, 'shown.head', -1), memory: 0,
+    workers: 0, shape: c.object(s.shape, 'shown.shape'), config,
   };
   for (const [name, kind] of Object.entries(lab.arrays)) {
     const v = s[name] ?? (kind === 'f32[]' ? [] : undefined);
+    const numbers = (/** @type {unknown} */ a, /** @type {string} */ what) => c.list(a, what).map((x, i) => c.number(x, `${what}[${i}]`));
     if (kind === 'f32[]') {
-      if (!Array.isArray(v)) throw new Error(`run file: ${name} is not a list`);
-      shown[name] = v.map((/** @type {unknown} */ a, /** @type {number} */ i) => Float32Array.from(numbers(a, `${name}[${i}]`)));
+      snapshot[name] = c.list(v, `shown.${name}`, 64).map((a, i) => Float32Array.from(numbers(a, `shown.${name}[${i}]`)));
+    } else if (kind === 'u32') {
+      snapshot[name] = Uint32Array.from(c.list(v, `shown.${name}`).map((x, i) => c.whole(x, `shown.${name}[${i}]`)));
     } else {
-      shown[name] = (kind === 'u32' ? Uint32Array : Float32Array).from(numbers(v, name));
+      snapshot[name] = Float32Array.from(numbers(v, `shown.${name}`));
     }
   }
-  const problem = lab.checkSnapshot(shown);
-  if (problem) throw new Error(`run file: ${problem}`);
-  return {
-    lab: String(f.lab ?? 'copying'), preset: f.preset, config: f.config, link: String(f.link ?? ''),
-    evaluations: h.evaluations, losses, resolution, shown,
-  };
+  const problem = lab.checkSnapshot(snapshot);
+  if (problem) c.refuse(problem);
+  return { lab: labName, preset, config, link, evaluations, losses, resolution, shown: snapshot };
 }
 
 /** @param {{ lab: string, preset: string, config: Record<string, unknown>, step: number, params: Float32Array }} w */
@@ -198,16 +295,23 @@ export function weightsFile(w) {
   });
 }
 
-/** @param {any} f parsed JSON
- * @returns {{ lab: string, preset: string, config: Record<string, unknown>, step: number, params: Float32Array }} */
+/**
+ * Reads a weights file: its settings (for the trainer to check), step and values.
+ * @param {any} f parsed JSON
+ * @returns {{ lab: string, preset: string, config: Record<string, unknown>, step: number, params: Float32Array }}
+ */
 export function readWeightsFile(f) {
+  const c = checker('weights file');
   if (f?.format !== WEIGHTS_FORMAT) throw new Error('not a weights file of Attention Playground');
-  if (f.version !== 1 && f.version !== VERSION) throw new Error(`weights file version ${f.version}; this page reads versions 1 and ${VERSION}`);
-  const params = base64ToF32(String(f.params ?? ''));
-  if (params.length !== f.count) throw new Error(`weights file: ${params.length} values, it says ${f.count}`);
-  const step = f.step ?? 0;
-  if (!Number.isSafeInteger(step) || step < 0) throw new Error(`weights file: step must be a whole number from 0 to 2^53 − 1, got ${JSON.stringify(step)}`);
-  return { lab: String(f.lab ?? 'copying'), preset: f.preset, config: f.config, step, params };
+  if (f.version !== 1 && f.version !== VERSION) c.refuse(`version ${shown(f.version)}; this page reads versions 1 and ${VERSION}`);
+  const lab = f.lab === undefined ? 'copying' : c.text(f.lab, 'lab');
+  const preset = c.text(f.preset, 'preset');
+  const config = c.object(f.config, 'config');
+  const step = f.step === undefined ? 0 : c.whole(f.step, 'step');
+  const count = c.whole(f.count, 'count');
+  const params = base64ToF32(c.text(f.params, 'params', MAX_FILE_BYTES));
+  if (params.length !== count) c.refuse(`${params.length} values, it says ${count}`);
+  return { lab, preset, config, step, params };
 }
 
 /** Little-endian f32 bytes as base64 (chunked: a big model has millions of values). @param {Float32Array} a */
@@ -222,7 +326,12 @@ export function f32ToBase64(a) {
 
 /** @param {string} b64 */
 export function base64ToF32(b64) {
-  const text = atob(b64);
+  let text;
+  try {
+    text = atob(b64);
+  } catch {
+    throw new Error('weights file: params is not base64 text');
+  }
   if (text.length % 4) throw new Error('weights file: not a whole number of f32 values');
   const view = new DataView(new ArrayBuffer(text.length));
   for (let i = 0; i < text.length; i++) view.setUint8(i, text.charCodeAt(i));

@@ -5,8 +5,10 @@
 
 import {
   download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
-  resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT,
+  resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT, MAX_FILE_BYTES,
 } from './export.js';
+import { presetLabel } from './labs/index.js';
+import { quote } from './url.js';
 import { showStatus } from './controls.js';
 
 /** @typedef {import('./export.js').SavedRun} SavedRun */
@@ -15,9 +17,10 @@ import { showStatus } from './controls.js';
 /** @typedef {import('./figures.js').Figures} Figures */
 
 /**
- * @param {{ store: Store, runs: Runs, figures: Figures, wasm: any, link: () => string }} o
+ * @param {{ store: Store, runs: Runs, figures: Figures, wasm: any, link: () => string,
+ *   validate: import('./store.js').Validate }} o
  */
-export function fileActions({ store, runs, figures, wasm, link }) {
+export function fileActions({ store, runs, figures, wasm, link, validate }) {
   const lab = store.lab;
   const metrics = lab.metrics.map((m) => m.key);
 
@@ -52,7 +55,7 @@ export function fileActions({ store, runs, figures, wasm, link }) {
     const step = run.shown.step;
     const base = `attention-playground-${run.preset}-seed${run.config.seed}-step${step}`;
     const e = run.evaluations.at(-1);
-    const caption = `Attention Playground · ${lab.presetLabels[run.preset] ?? run.preset} · seed ${run.config.seed} · step ${step}`
+    const caption = `Attention Playground · ${presetLabel(lab, run.preset)} · seed ${run.config.seed} · step ${step}`
       + (e ? ` · ${lab.caption(e)}` : '');
     const picture = (/** @type {string} */ id) => figures.views.figure(id) ?? figures.chart(id);
     switch (kind) {
@@ -90,20 +93,27 @@ export function fileActions({ store, runs, figures, wasm, link }) {
 
   /** Opens a run file (to view) or a weights file (into the live run). @param {File} file */
   async function openFile(file) {
+    if (file.size > MAX_FILE_BYTES) {
+      showStatus(`${quote(file.name)}: ${Math.round(file.size / 2 ** 20)} MB is more than a run or weights file holds (at most ${MAX_FILE_BYTES / 2 ** 20} MB).`, 'error');
+      return;
+    }
     let f;
     try {
       f = JSON.parse(await file.text());
     } catch {
-      showStatus(`${file.name}: not a JSON file, so neither a run file nor a weights file.`, 'error');
+      showStatus(`${quote(file.name)}: not a JSON file, so neither a run file nor a weights file.`, 'error');
       return;
     }
     try {
       if (f?.format === RUN_FORMAT) {
-        store.view({ ...readRunFile(f, lab), name: file.name });
+        store.view({ ...readRunFile(f, lab, validate), name: file.name });
       } else if (f?.format === WEIGHTS_FORMAT) {
         const w = readWeightsFile(f);
+        if (w.lab !== lab.name) throw new Error(`weights file: weights of the lab “${quote(w.lab)}”, this page shows “${lab.name}”`);
         const preset = Object.hasOwn(store.presets, w.preset) ? w.preset : store.state.preset;
-        const config = wasm.validateConfig(lab.name, { ...store.presets[preset], ...w.config });
+        const verdict = validate({ ...store.presets[preset], ...w.config });
+        if ('error' in verdict) throw new Error(`weights file: its settings: ${verdict.error}`);
+        const config = verdict.config;
         // Checked before anything changes: weights of another model leave the run as it was.
         wasm.checkWeights(lab.name, config, w.params);
         store.stopViewing();
@@ -112,7 +122,7 @@ export function fileActions({ store, runs, figures, wasm, link }) {
         throw new Error('neither a run file nor a weights file of Attention Playground');
       }
     } catch (err) {
-      showStatus(`${file.name}: ${/** @type {Error} */ (err).message}`, 'error');
+      showStatus(`${quote(file.name)}: ${/** @type {Error} */ (err).message}`, 'error');
     }
   }
 

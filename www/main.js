@@ -9,6 +9,7 @@ import { detectVariant, VARIANTS } from './variant.js';
 import { compile, instantiate } from './wasm.js';
 import { LABS, DEFAULT_LAB } from './labs/index.js';
 import { Store } from './store.js';
+import { quote, summarize } from './url.js';
 import { Runs } from './runs.js';
 import { Figures } from './figures.js';
 import { createControls, showStatus, clearStatus, showPanic } from './controls.js';
@@ -30,7 +31,7 @@ const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
 const labName = params.get('lab') ?? DEFAULT_LAB;
 const lab = Object.hasOwn(LABS, labName) ? LABS[labName] : LABS[DEFAULT_LAB];
 /** What of the link is ignored before the store reads it. */
-const problems = Object.hasOwn(LABS, labName) ? [] : [`lab: no lab is called “${labName}” (labs: ${Object.keys(LABS).join(', ')})`];
+const problems = Object.hasOwn(LABS, labName) ? [] : [`Lab (lab): must be one of ${Object.keys(LABS).join(', ')}, got “${quote(labName)}”`];
 const parts = hiddenParts(embedded, params.get('hide'), lab);
 problems.push(...parts.problems);
 const cores = navigator.hardwareConcurrency || 1;
@@ -53,8 +54,8 @@ async function boot() {
     try {
       return { config: wasm.validateConfig(lab.name, config) };
     } catch (e) {
-      const message = /** @type {Error} */ (e).message;
-      return { error: message, field: /^([a-z_]+): /.exec(message)?.[1] };
+      const err = /** @type {Error & { field?: string }} */ (e);
+      return { error: err.message, field: err.field };
     }
   };
   const store = new Store(lab, wasm.presets(lab.name), validate, DEFAULT_LAB);
@@ -111,7 +112,7 @@ async function boot() {
 
   /** The link of the state, as an absolute URL. */
   const currentLink = () => new URL(store.link(), location.href).href;
-  const files = fileActions({ store, runs, figures, wasm, link: currentLink });
+  const files = fileActions({ store, runs, figures, wasm, link: currentLink, validate });
   createControls({
     store,
     runs,
@@ -155,7 +156,7 @@ async function boot() {
 
   problems.push(...store.readLink(location.search));
   if (params.get('autoplay') === '1') store.setPlaying(true);
-  if (problems.length) showStatus(`Ignored from the link: ${problems.join('; ')}. The rest of it applies.`, 'warn');
+  if (problems.length) showStatus(`Not applied from the link: ${summarize(problems)}. The rest of it applies.`, 'warn');
 
   // The views and the address bar follow the store.
   let written = '';

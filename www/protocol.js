@@ -43,7 +43,7 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
- *   | { type: 'error', where: string, message: string, field?: string }
+ *   | { type: 'error', where: string, message: string }
  *   | { type: 'diverged', message: string, step: number }
  *   | { type: 'panic', message: string }
  *   | { type: 'reset' }

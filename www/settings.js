@@ -1,9 +1,7 @@
 // @ts-check
-// How the page reads a setting's text, whatever the lab: by the field's kind (ranges are
-// the trainer's to check: one source of truth, src/config.rs), and the shell's own choices
-// (speeds, themes). Pure: the store and the link use it, in the page and in Node's tests.
-
-/** @typedef {import('./labs/index.js').Setting} Setting */
+// The shell's own choices (speeds, themes) and how settings compare, whatever the lab. A
+// setting's text is the trainer's to read and check (one source of truth, src/config.rs).
+// Pure: the store and the link use it, in the page and in Node's tests.
 
 /** Speed choices: steps per frame; below 1 is slow motion (one step every 1/s frames). */
 export const SPEEDS = /** @type {[number, string][]} */ ([
@@ -17,29 +15,6 @@ export const DEFAULT_SPEED = 4;
 
 /** The themes: follow the system, or force one. */
 export const THEMES = ['auto', 'light', 'dark'];
-
-/**
- * Parses a field's text. Returns the value, or an error message for text that is not a
- * value of the field's kind.
- * @param {Setting} s @param {string | boolean} raw
- * @returns {{ value: unknown } | { error: string }}
- */
-export function parseSetting(s, raw) {
-  if (s.kind === 'checkbox') return { value: Boolean(raw) };
-  if (s.kind === 'select') {
-    const ok = (s.options ?? []).some(([v]) => v === raw);
-    return ok ? { value: raw } : { error: `${s.key}: not one of the choices` };
-  }
-  const text = String(raw).trim();
-  if (text === '' || !/^[-+]?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i.test(text)) {
-    return { error: `${s.key}: must be a number, got "${text}"` };
-  }
-  const n = Number(text);
-  if (s.kind === 'int' && !Number.isInteger(n)) {
-    return { error: `${s.key}: must be a whole number, got ${text}` };
-  }
-  return { value: n };
-}
 
 /** Whether two config values are the same run setting (floats compared as f32).
  * @param {unknown} a @param {unknown} b */

@@ -5,7 +5,7 @@
 // actions; the run controller, the views and the address bar read it. Runs' snapshots never
 // write here. Pure: no DOM (tests/unit/store.test.js runs it in Node).
 
-import { readLink, writeLink, DEFAULT_VIEW } from './url.js';
+import { readLink, writeLink, quote, DEFAULT_VIEW } from './url.js';
 import { differs } from './settings.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
@@ -22,7 +22,9 @@ import { differs } from './settings.js';
  */
 
 /**
- * The trainer's verdict on settings: the settings as it reads them, or why not.
+ * The trainer's verdict on settings (each given as text, a number or a switch): the
+ * settings as it reads them, or why not (naming the field in words with its range) and
+ * which field.
  * @typedef {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string, field?: string }} Validate
  */
 
@@ -77,29 +79,42 @@ export class Store {
   readLink(search) {
     const link = readLink(search, this.lab, this.presets);
     const problems = [...link.problems];
-    const overrides = { ...link.overrides };
     let config = this.presets[link.preset];
-    for (;;) {
-      const r = this.validate({ ...this.presets[link.preset], ...overrides });
-      if ('config' in r) {
-        config = r.config;
-        break;
+    const all = this.validate({ ...config, ...link.overrides });
+    if ('config' in all) {
+      config = all.config;
+    } else {
+      // Setting by setting, until none more applies: a refused one is named and dropped,
+      // the others stand (one may need another first: vocab before a longer length).
+      /** @type {Map<string, string>} */
+      const refused = new Map();
+      let pending = Object.entries(link.overrides);
+      for (let progress = true; progress && pending.length > 0;) {
+        progress = false;
+        /** @type {[string, string][]} */
+        const next = [];
+        for (const [key, raw] of pending) {
+          const r = this.validate({ ...config, [key]: raw });
+          if ('config' in r) {
+            config = r.config;
+            progress = true;
+            refused.delete(key);
+          } else {
+            next.push([key, raw]);
+            refused.set(key, r.field === key ? r.error : `${r.error}, so ${key}=“${quote(raw)}” is not applied`);
+          }
+        }
+        pending = next;
       }
-      if (r.field && Object.hasOwn(overrides, r.field)) {
-        delete overrides[r.field];
-        problems.push(r.error);
-      } else {
-        for (const k of Object.keys(overrides)) delete overrides[k];
-        problems.push(`${r.error} (the preset's settings are used instead)`);
-      }
+      problems.push(...refused.values());
     }
     const { sequences, heads } = this.lab.limits(config);
     const v = link.view;
     if (v.seq !== undefined && v.seq >= sequences) {
-      problems.push(`seq: this run evaluates ${sequences} sequences (0 to ${sequences - 1}), got ${v.seq}`);
+      problems.push(`Sequence shown (seq): must be a whole number from 0 to ${sequences - 1} (this run evaluates ${sequences} sequences), got ${v.seq}`);
     }
     if (v.head !== undefined && v.head >= heads) {
-      problems.push(`head: this run has ${heads} head${heads > 1 ? 's' : ''} (0 to ${heads - 1}, or −1 for their average), got ${v.head}`);
+      problems.push(`Head shown (head): must be a whole number from −1 (the average) to ${heads - 1} (this run has ${heads} head${heads > 1 ? 's' : ''}), got ${v.head}`);
     }
     this.update({ ...DEFAULT_VIEW, ...v, preset: link.preset, config, passthrough: link.passthrough, fresh: this.state.fresh + 1 });
     return problems;
@@ -113,9 +128,12 @@ export class Store {
       { defaultLab: this.defaultLab, defaultPreset: this.lab.defaultPreset, presets: this.presets });
   }
 
-  /** Whether the settings differ from their preset's. */
+  /** Whether the settings differ from their preset's in more than the live ones (a
+   * learning rate changed while training keeps the preset). */
   custom() {
-    return differs(this.state.config, this.presets[this.state.preset] ?? {});
+    const live = new Set(this.lab.settings.filter((s) => s.live).map((s) => s.key));
+    const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !live.has(k)));
+    return differs(this.state.config, base);
   }
 
   /** A new run of a preset. @param {string} name */
@@ -125,9 +143,10 @@ export class Store {
   }
 
   /**
-   * Changes one setting: a live one (the learning rate) on the running model, any other as
-   * a new run. Refused settings change nothing; the message names the field and its range.
-   * @param {string} key @param {unknown} value @returns {string | null} the refusal, if any
+   * Changes one setting, given as typed (text or a number; a switch as a boolean): a live one (the
+   * learning rate) on the running model, any other as a new run. A refused one changes
+   * nothing; the message names the field and its range.
+   * @param {string} key @param {string | number | boolean} value @returns {string | null} the refusal, if any
    */
   setSetting(key, value) {
     const r = this.validate({ ...this.state.config, [key]: value });

@@ -1,9 +1,10 @@
 // @ts-check
 // The link format: the URL is the run. `readLink` turns a query string into a lab's preset,
 // the settings that differ from it and the view choices, with a message for every key it
-// had to ignore; `writeLink` turns the page's state back into the shortest query. Pure
-// functions of the lab's schema (tests/unit/url.test.js runs them in Node); ranges are the
-// trainer's to check (store.js asks it).
+// had to ignore (each names the key in words with what it must be, and echoes at most 32
+// characters of it); `writeLink` turns the page's state back into the shortest query. Pure
+// functions of the lab's schema (tests/unit/url.test.js runs them in Node); the model's
+// settings are passed on as text, for the trainer to read and check (store.js asks it).
 //
 // Version 1: ?v=1&lab=NAME&preset=NAME&FIELD=VALUE…&speed=S&seq=I&head=K&workers=W…
 // - `lab` when not the default one; `preset` when not the lab's default one; a FIELD (any
@@ -16,20 +17,24 @@
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
 //   `hide`.
 
-import { SPEEDS, DEFAULT_SPEED, THEMES, parseSetting, same } from './settings.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, same } from './settings.js';
+import { VARIANTS } from './variant.js';
 import { colormapNames } from './views/colormap.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
 
 const LINK_VERSION = 1;
+/** The most workers a link may ask for. */
+const MAX_WORKERS = 16;
 /** Keys that belong to the page, not the run: kept as they are. */
 const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
  *   colormap: string, theme: string, compare: string, story: number }} View
- * @typedef {{ preset: string, overrides: Record<string, unknown>, view: Partial<View>,
+ * @typedef {{ preset: string, overrides: Record<string, string>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link
+ * `overrides`: the model's settings the link gives, as their text.
  */
 
 /** The default view. @type {View} */
@@ -49,42 +54,39 @@ export function readLink(search, lab, presets) {
   const problems = [];
   /** @type {Link} */
   const link = { preset: lab.defaultPreset, overrides: {}, view: {}, passthrough: [], problems };
-  const seen = new Set();
-  for (const [key] of params) {
-    if (seen.has(key)) problems.push(`“${key}” is given twice; the first value is used`);
-    seen.add(key);
+  /** @type {Map<string, number>} */
+  const counts = new Map();
+  for (const [key] of params) counts.set(key, (counts.get(key) ?? 0) + 1);
+  for (const [key, n] of counts) {
+    if (n > 1) problems.push(`“${quote(key)}” is given ${n === 2 ? 'twice' : `${n} times`}; the first value is used`);
   }
   const version = params.get('v');
   if (version !== null && version !== String(LINK_VERSION)) {
-    problems.push(`link format v=${version} is not this page's (v=${LINK_VERSION}); read as v=${LINK_VERSION}`);
+    problems.push(`Link format (v): must be ${LINK_VERSION}, got “${quote(version)}”; read as v=${LINK_VERSION}`);
   }
   const given = params.get('preset');
   const own = Object.hasOwn;
   const preset = given !== null && !own(presets, given) && own(lab.presetAliases, given) ? lab.presetAliases[given] : given;
   if (preset !== null) {
     if (own(presets, preset)) link.preset = preset;
-    else problems.push(`preset “${preset}” does not exist (known: ${Object.keys(presets).join(', ')})`);
+    else problems.push(`Preset (preset): must be one of ${Object.keys(presets).join(', ')}, got “${quote(preset)}”`);
   }
   const base = presets[link.preset] ?? {};
   for (const [key, raw] of uniqueEntries(params)) {
     if (key === 'v' || key === 'preset' || key === 'lab') continue;
     if (PASSTHROUGH.includes(key)) {
-      // The switches take 1 or 0 (`hide` is embed.js's to read, `variant` variant.js's).
-      if (key === 'embed' || key === 'autoplay') {
-        const v = parseBool(key, raw);
-        if ('error' in v) problems.push(v.error);
-      }
-      link.passthrough.push([key, raw]);
+      const v = parsePassthrough(key, raw);
+      if (v) problems.push(v);
+      else link.passthrough.push([key, raw]);
     } else if (own(DEFAULT_VIEW, key)) {
       const v = parseView(lab, /** @type {keyof View} */ (key), raw);
       if ('error' in v) problems.push(v.error);
       else /** @type {any} */ (link.view)[key] = v.value;
     } else if (own(base, key)) {
-      const v = parseField(lab, key, raw, base[key]);
-      if ('error' in v) problems.push(v.error);
-      else link.overrides[key] = v.value;
+      // A setting of the model: the trainer reads its text and checks its range (store.js).
+      link.overrides[key] = raw;
     } else {
-      problems.push(`unknown key “${key}”`);
+      problems.push(`unknown key “${quote(key)}”`);
     }
   }
   return link;
@@ -98,55 +100,77 @@ function uniqueEntries(params) {
   return out;
 }
 
-/** @param {Lab} lab @param {string} key @param {string} raw @param {unknown} like the preset's value */
-function parseField(lab, key, raw, like) {
-  const setting = lab.settings.find((s) => s.key === key);
-  if (setting) {
-    const text = setting.kind === 'checkbox' ? parseBool(key, raw) : { value: raw };
-    if ('error' in text) return text;
-    return parseSetting(setting, /** @type {string | boolean} */ (text.value));
-  }
-  if (typeof like === 'boolean') return parseBool(key, raw);
-  if (typeof like === 'number') {
-    return parseSetting({ key, label: key, kind: Number.isInteger(like) ? 'int' : 'float', help: '' }, raw);
-  }
-  return { value: raw };
+/** Text as a message echoes it: cut to 32 characters (an ellipsis marks the cut). @param {string} text */
+export function quote(text) {
+  const chars = [...text];
+  return chars.length <= 32 ? text : `${chars.slice(0, 31).join('')}…`;
 }
+
+/** At most `max` messages, then how many more there are. @param {string[]} messages @param {number} [max] */
+export function summarize(messages, max = 8) {
+  if (messages.length <= max) return messages.join('; ');
+  return `${messages.slice(0, max).join('; ')}; and ${messages.length - max} more`;
+}
+
+/** Whole numbers in decimal notation, as a link writes them. */
+const WHOLE = /^-?\d{1,15}$/;
+/** Numbers in decimal notation (no hex, no `Infinity`). */
+const DECIMAL = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
+
+/** The page's own switches: `embed` and `autoplay` take 1 or 0, `variant` a wasm build;
+ * `hide` is embed.js's to read. @param {string} key @param {string} raw @returns {string | null} */
+function parsePassthrough(key, raw) {
+  if (key === 'embed' || key === 'autoplay') {
+    const v = parseBool(key, raw);
+    return 'error' in v ? v.error : null;
+  }
+  if (key === 'variant' && !VARIANTS.includes(/** @type {any} */ (raw))) {
+    return `WebAssembly build (variant): must be one of ${VARIANTS.join(', ')}, got “${quote(raw)}”`;
+  }
+  return null;
+}
+
+/** The words for the page's own keys, as messages name them. */
+const WORDS = /** @type {Record<string, string>} */ ({
+  embed: 'Embed mode', autoplay: 'Play on load', speed: 'Speed, steps per frame', seq: 'Sequence shown', head: 'Head shown',
+  workers: 'Workers', colormap: 'Colour map', theme: 'Theme', compare: 'Compare', story: 'Story step',
+});
+
+/** A refusal of the page's key `key`: "Words (key): must be …, got “raw”".
+ * @param {string} key @param {string} must @param {string} raw */
+const refuse = (key, must, raw) => ({ error: `${WORDS[key]} (${key}): must be ${must}, got “${quote(raw)}”` });
 
 /** @param {string} key @param {string} raw @returns {{ value: boolean } | { error: string }} */
 function parseBool(key, raw) {
   if (raw === '1' || raw === 'true') return { value: true };
   if (raw === '0' || raw === 'false') return { value: false };
-  return { error: `${key}: must be 1 or 0, got “${raw}”` };
+  return refuse(key, '1 or 0', raw);
 }
 
 /** @param {Lab} lab @param {keyof View} key @param {string} raw @returns {{ value: unknown } | { error: string }} */
 function parseView(lab, key, raw) {
-  const int = /^-?\d+$/.test(raw) ? Number(raw) : NaN;
+  const int = WHOLE.test(raw) ? Number(raw) : NaN;
   switch (key) {
     case 'speed': {
-      const n = Number(raw);
-      return SPEEDS.some(([v]) => v === n) ? { value: n }
-        : { error: `speed: must be one of ${SPEEDS.map(([v]) => v).join(', ')}, got “${raw}”` };
+      const n = DECIMAL.test(raw) ? Number(raw) : NaN;
+      return SPEEDS.some(([v]) => v === n) ? { value: n } : refuse(key, `one of ${SPEEDS.map(([v]) => v).join(', ')}`, raw);
     }
     case 'seq':
-      return int >= 0 ? { value: int } : { error: `seq: must be a whole number ≥ 0, got “${raw}”` };
+      // The run's number of sequences bounds it too (store.js).
+      return int >= 0 ? { value: int } : refuse(key, 'a whole number from 0 to the evaluation batch − 1', raw);
     case 'head':
-      return int >= -1 ? { value: int } : { error: `head: must be a whole number ≥ −1, got “${raw}”` };
+      return int >= -1 ? { value: int } : refuse(key, 'a whole number from −1 (the average) to the heads − 1', raw);
     case 'workers':
       if (raw === 'auto') return { value: 'auto' };
-      return int >= 1 && int <= 16 ? { value: int } : { error: `workers: must be auto or 1 to 16, got “${raw}”` };
+      return int >= 1 && int <= MAX_WORKERS ? { value: int } : refuse(key, `auto or a whole number from 1 to ${MAX_WORKERS}`, raw);
     case 'colormap':
-      return colormapNames.includes(raw) ? { value: raw }
-        : { error: `colormap: must be one of ${colormapNames.join(', ')}, got “${raw}”` };
+      return colormapNames.includes(raw) ? { value: raw } : refuse(key, `one of ${colormapNames.join(', ')}`, raw);
     case 'compare':
-      return Object.hasOwn(lab.contrasts, raw) ? { value: raw }
-        : { error: `compare: must be one of ${Object.keys(lab.contrasts).join(', ')}, got “${raw}”` };
+      return Object.hasOwn(lab.contrasts, raw) ? { value: raw } : refuse(key, `one of ${Object.keys(lab.contrasts).join(', ')}`, raw);
     case 'story':
-      return int >= 1 && int <= lab.story.length ? { value: int }
-        : { error: `story: must be a step from 1 to ${lab.story.length}, got “${raw}”` };
+      return int >= 1 && int <= lab.story.length ? { value: int } : refuse(key, `a step from 1 to ${lab.story.length}`, raw);
     case 'theme':
-      return THEMES.includes(raw) ? { value: raw } : { error: `theme: must be one of ${THEMES.join(', ')}, got “${raw}”` };
+      return THEMES.includes(raw) ? { value: raw } : refuse(key, `one of ${THEMES.join(', ')}`, raw);
   }
 }
 

@@ -107,17 +107,10 @@ function guard(where, f) {
   } catch (e) {
     const err = /** @type {Error} */ (e);
     if (!panicked(err)) {
-      post({ type: 'error', where, message: err.message ?? String(err), field: fieldOf(err.message) });
+      post({ type: 'error', where, message: err.message ?? String(err) });
     }
     return undefined;
   }
-}
-
-/** The settings field a message names ("heads: must be …" → "heads").
- * @param {string | undefined} message */
-function fieldOf(message) {
-  const m = /^([a-z_]+): /.exec(message ?? '');
-  return m ? m[1] : undefined;
 }
 
 /** Builds a trainer for `config`; the current one stays if it is refused.

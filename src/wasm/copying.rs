@@ -2,30 +2,36 @@
 //! (`α`, `β` and each head's `α` of one evaluation sequence, with its tokens and alignment)
 //! and its evaluation parts, as JS objects of typed arrays.
 
-use super::js::{error, get, set, to_js, transfer_list};
+use super::js::{error, get, refusal, set, to_js, transfer_list};
 use super::lab::{Lab, LabReplica, LabRun};
-use crate::config::{Config, PRESETS};
+use crate::config::{Config, ConfigError, Value, PRESETS};
 use crate::metrics::Evaluation;
 use crate::parallel::{check_params, EvaluationPart, Replica};
 use crate::series::Series;
 use crate::train::Trainer;
 use js_sys::{Array, Float32Array, Float64Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
+use wasm_bindgen::JsCast;
 
 /// The copying lab, as the facade lists it.
 pub const LAB: Lab = Lab {
     name: "copying",
     presets,
-    validate: |c| to_js(&config(c)?),
-    check_weights: |c, params| check_params(&config(c)?, params).map_err(|e| JsError::new(&e)),
+    validate: |c| match config(c) {
+        Ok(c) => to_js(&c).map(Ok),
+        Err(e) => Ok(Err(refusal(&e))),
+    },
+    check_weights: |c, params| {
+        check_params(&config(c).map_err(error)?, params).map_err(|e| JsError::new(&e))
+    },
     run: |c, workers| {
         Ok(Box::new(
-            Trainer::leader(config(c)?, workers).map_err(error)?,
+            Trainer::leader(config(c).map_err(error)?, workers).map_err(error)?,
         ))
     },
     replica: |c, index, count| {
         Ok(Box::new(
-            Replica::new(config(c)?, index, count).map_err(error)?,
+            Replica::new(config(c).map_err(error)?, index, count).map_err(error)?,
         ))
     },
 };
@@ -140,14 +146,54 @@ impl LabReplica for Replica {
     }
 }
 
-/// Settings from JS (a missing field takes the default), validated.
-pub(crate) fn config(value: JsValue) -> Result<Config, JsError> {
-    let config: Config = serde_wasm_bindgen::from_value(value)
-        .map_err(|e| JsError::new(&format!("settings: {e}")))?;
-    config
-        .validate()
-        .map_err(|e| JsError::new(&e.to_string()))?;
+/// Settings from JS, field by field (text, numbers or switches; a missing field takes the
+/// default), validated: or the first refusal, naming its field and range.
+pub(crate) fn config(value: JsValue) -> Result<Config, ConfigError> {
+    let mut config = Config::default();
+    if !value.is_object() || Array::is_array(&value) {
+        return Err(ConfigError::new(
+            "settings",
+            format!(
+                "must be an object of settings by name, got {}",
+                what(&value)
+            ),
+        ));
+    }
+    for entry in Object::entries(value.unchecked_ref()).iter() {
+        let entry: Array = entry.unchecked_into();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        let v = entry.get(1);
+        let text = v.as_string();
+        let kind = what(&v);
+        let value = match (&text, v.as_f64(), v.as_bool()) {
+            (Some(t), _, _) => Value::Text(t),
+            (_, Some(x), _) => Value::Number(x),
+            (_, _, Some(b)) => Value::Switch(b),
+            _ => Value::Other(kind),
+        };
+        config.set(&key, value)?;
+    }
+    config.validate()?;
     Ok(config)
+}
+
+/// What a JS value is, as a message says it.
+fn what(v: &JsValue) -> &'static str {
+    if v.is_null() {
+        "null"
+    } else if v.is_undefined() {
+        "nothing"
+    } else if Array::is_array(v) {
+        "a list"
+    } else if v.is_object() {
+        "an object"
+    } else if v.as_string().is_some() {
+        "text"
+    } else if v.as_f64().is_some() {
+        "a number"
+    } else {
+        "a value of another kind"
+    }
 }
 
 fn presets() -> Result<JsValue, JsError> {

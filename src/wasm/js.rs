@@ -13,6 +13,18 @@ pub fn error(e: impl std::fmt::Display) -> JsError {
     JsError::new(&e.to_string())
 }
 
+/// A refused setting as a JS `Error` whose `field` is the setting's key.
+pub fn refusal(e: &crate::config::ConfigError) -> JsValue {
+    let err = js_sys::Error::new(&e.to_string());
+    // Setting a property of a fresh Error cannot fail.
+    let _ = Reflect::set(
+        &err,
+        &JsValue::from_str("field"),
+        &JsValue::from_str(&e.field),
+    );
+    err.into()
+}
+
 /// `obj[key] = value`.
 pub fn set(obj: &Object, key: &str, value: &JsValue) -> Result<(), JsError> {
     Reflect::set(obj, &JsValue::from_str(key), value)

@@ -45,8 +45,9 @@ pub struct Lab {
     pub name: &'static str,
     /// Its presets as an object of settings by name, in the order a UI lists them.
     pub presets: fn() -> Result<JsValue, JsError>,
-    /// Settings checked: as the trainer reads them, or an error naming the field.
-    pub validate: fn(JsValue) -> Result<JsValue, JsError>,
+    /// Settings checked: as the trainer reads them, or the refusal (an `Error` whose
+    /// `field` names the field) to throw.
+    pub validate: fn(JsValue) -> Result<Result<JsValue, JsValue>, JsError>,
     pub check_weights: fn(JsValue, &[f32]) -> Result<(), JsError>,
     /// A run of settings whose batches `workers` replicas share.
     pub run: fn(JsValue, usize) -> Result<Box<dyn LabRun>, JsError>,

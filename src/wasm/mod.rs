@@ -75,10 +75,12 @@ pub fn presets(lab_name: &str) -> Result<JsValue, JsError> {
 }
 
 /// Checks settings of a lab without building anything: the settings as the trainer reads
-/// them (a missing field takes its default), or an error naming the field and its range.
+/// them (each field given as text, a number or a switch; a missing field takes its
+/// default), or throws an `Error` that names the field in words with its range and whose
+/// `field` property is the field's key.
 #[wasm_bindgen(js_name = validateConfig)]
-pub fn validate_config(lab_name: &str, config: JsValue) -> Result<JsValue, JsError> {
-    (lab(lab_name)?.validate)(config)
+pub fn validate_config(lab_name: &str, config: JsValue) -> Result<JsValue, JsValue> {
+    (lab(lab_name)?.validate)(config)?
 }
 
 /// Refuses weights (with the message `Trainer.loadParams` would give) that a model of

@@ -88,7 +88,7 @@ test('a hide= list hides the parts it names, and a wrong name is reported', asyn
   assert.equal(await shown(f, '.metrics'), false);
   assert.ok(await shown(f, '#play'));
   await f.waitForSelector('#status:not([hidden])');
-  assert.match(await f.textContent('#status') ?? '', /hide: no part is called “nosuch”/);
+  assert.match(await f.textContent('#status') ?? '', /Hidden parts \(hide\): must be names of parts \(.*\), got “nosuch”/);
   // Not embedded, hide= works on the full page too.
   const full = await env.context.newPage();
   await full.goto(`${env.url}?hide=settings,explain,new-seed`);

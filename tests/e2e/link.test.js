@@ -75,9 +75,9 @@ test("a link's unknown and malformed keys are reported once and ignored; the res
   await page.waitForSelector('#status:not([hidden])');
   const status = await page.textContent('#status') ?? '';
   assert.match(status, /unknown key “bogus”/);
-  assert.match(status, /hidden: must be a number/);
-  assert.match(status, /heads: .*1 to 16/, 'a range the trainer refuses');
-  assert.match(status, /speed: must be one of/);
+  assert.match(status, /Width H \(hidden\): must be a whole number from 1 to 1024, got “abc”/);
+  assert.match(status, /Heads K \(heads\): must be a whole number from 1 to 16, got “99”/, 'a range the trainer refuses');
+  assert.match(status, /Speed, steps per frame \(speed\): must be one of/);
   assert.equal(status.split('bogus').length, 2, 'said once');
   const config = (await shown(page)).config;
   assert.equal(config.seed, 5, 'the seed of the link');
@@ -98,8 +98,8 @@ test('a link asking for a sequence or head the run lacks is reported and the run
   const { context, page, errors } = await fresh(`${env.url}?seq=500&head=3&toString=1`);
   await page.waitForSelector('#status:not([hidden])');
   const status = await page.textContent('#status') ?? '';
-  assert.match(status, /seq: this run evaluates 50 sequences/);
-  assert.match(status, /head: this run has 1 head/);
+  assert.match(status, /Sequence shown \(seq\): must be a whole number from 0 to 49 \(this run evaluates 50 sequences\), got 500/);
+  assert.match(status, /Head shown \(head\): must be a whole number from −1 \(the average\) to 0 \(this run has 1 head\), got 3/);
   assert.match(status, /unknown key “toString”/);
   await page.click('#play');
   await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 5);

@@ -119,7 +119,7 @@ test('a bad setting is refused in place and training carries on', async () => {
   await page.fill('#set-heads', 'abc');
   await page.dispatchEvent('#set-heads', 'change');
   await page.waitForSelector('#err-heads:not([hidden])');
-  assert.match(await page.textContent('#err-heads') ?? '', /heads: must be a number/);
+  assert.match(await page.textContent('#err-heads') ?? '', /^Heads K \(heads\): must be a whole number from 1 to 16, got “abc”$/);
   await page.fill('#set-heads', '99');
   await page.dispatchEvent('#set-heads', 'change');
   await page.waitForFunction(() => /from 1 to 16/.test(document.getElementById('err-heads')?.textContent ?? ''));
@@ -128,7 +128,7 @@ test('a bad setting is refused in place and training carries on', async () => {
   assert.equal((await shown(page)).config.heads, 1, 'the run is unchanged');
   await page.fill('#set-learning_rate', '-1');
   await page.dispatchEvent('#set-learning_rate', 'change');
-  await page.waitForFunction(() => /learning_rate: must be/.test(document.getElementById('err-learning_rate')?.textContent ?? ''));
+  await page.waitForFunction(() => /^Learning rate \(learning_rate\): must be a number greater than 0 and at most 100, got “-1”$/.test(document.getElementById('err-learning_rate')?.textContent ?? ''));
   assert.equal((await shown(page)).running, true);
   assert.deepEqual(errors, []);
   await page.close();

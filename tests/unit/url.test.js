@@ -3,7 +3,7 @@
 // bit for bit for floats; every key a link gets wrong is named, the rest applies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readLink, writeLink, formatValue, DEFAULT_VIEW } from '../../www/url.js';
+import { readLink, writeLink, formatValue, summarize, DEFAULT_VIEW } from '../../www/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import wasm from './wasm-node.js';
 
@@ -17,8 +17,9 @@ test('a written link reads back as the same preset, settings and view', () => {
   const back = readLink(q, copying, presets);
   assert.deepEqual(back.problems, []);
   assert.equal(back.preset, 'small-hard');
-  assert.deepEqual(back.overrides, { seed: 7, learning_rate: 0.002, heads: 3, bidirectional: true });
-  assert.equal(Math.fround(/** @type {number} */ (back.overrides.learning_rate)), config.learning_rate, 'the same f32');
+  assert.deepEqual(back.overrides, { seed: '7', learning_rate: '0.002', heads: '3', bidirectional: '1' }, 'as text, for the trainer to read');
+  const read = wasm.validateConfig('copying', { ...presets['small-hard'], ...back.overrides });
+  assert.deepEqual(read, config, 'the same settings, the same f32 learning rate');
   assert.deepEqual(back.view, { speed: 16, seq: 3, head: 2, workers: 2, colormap: 'grey', theme: 'dark', compare: 'task', story: 4 });
   assert.deepEqual(back.passthrough, [['embed', '1']]);
   assert.equal(new URLSearchParams(q).get('vocab'), null, 'only what differs from the preset');
@@ -38,20 +39,29 @@ test('floats are written with the fewest digits that give back the same f32', ()
 });
 
 test('every key a link gets wrong is named once, and the rest applies', () => {
-  const q = '?v=2&preset=nope&seed=5&bogus=1&hidden=abc&speed=3&seed=6&workers=0&colormap=jet&compare=x&story=99&theme=neon&embed=yes';
+  const q = '?v=2&preset=nope&seed=5&bogus=1&hidden=abc&speed=3&seed=6&workers=0&colormap=jet&compare=x&story=99&theme=neon&embed=yes&variant=x';
   const link = readLink(q, copying, presets);
   const said = link.problems.join('\n');
-  for (const want of ['v=2', 'preset “nope”', 'unknown key “bogus”', 'hidden: must be a number', 'speed: must be one of',
-    '“seed” is given twice', 'workers: must be auto or 1 to 16', 'colormap: must be one of', 'compare: must be one of',
-    'story: must be a step from 1 to 6', 'theme: must be one of', 'embed: must be 1 or 0']) {
+  for (const want of ['Link format (v): must be 1, got “2”', 'Preset (preset): must be one of small-easy', 'unknown key “bogus”',
+    'Speed, steps per frame (speed): must be one of 0.1, 1, 4, 16, 1000, got “3”', '“seed” is given twice',
+    'Workers (workers): must be auto or a whole number from 1 to 16, got “0”', 'Colour map (colormap): must be one of',
+    'Compare (compare): must be one of', 'Story step (story): must be a step from 1 to 6, got “99”', 'Theme (theme): must be one of',
+    'Embed mode (embed): must be 1 or 0, got “yes”', 'WebAssembly build (variant): must be one of relaxed-simd, simd128, scalar, got “x”']) {
     assert.ok(said.includes(want), `“${want}” in:\n${said}`);
   }
   assert.equal(link.preset, copying.defaultPreset);
-  assert.deepEqual(link.overrides, { seed: 5 });
+  assert.deepEqual(link.overrides, { seed: '5', hidden: 'abc' }, 'the trainer reads and checks the settings');
 });
 
 test('a preset may be named by its alias, and is written back by its own name', () => {
   const link = readLink('?preset=hard-copy', copying, presets);
   assert.equal(link.preset, 'small-hard');
   assert.deepEqual(link.problems, []);
+});
+
+test('what a message echoes is cut, and repeats are counted', () => {
+  const link = readLink(`?${'seed=1&'.repeat(500)}speed=${'9'.repeat(20_000)}&${'q'.repeat(20_000)}=1`, copying, presets);
+  assert.ok(link.problems.includes('“seed” is given 500 times; the first value is used'), link.problems.join('\n'));
+  assert.ok(link.problems.every((p) => p.length < 200), link.problems.map((p) => p.length).join());
+  assert.equal(summarize(Array.from({ length: 20 }, (_, i) => `p${i}`)), 'p0; p1; p2; p3; p4; p5; p6; p7; and 12 more');
 });

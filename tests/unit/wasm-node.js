@@ -18,8 +18,8 @@ export function validator(lab) {
     try {
       return { config: wasm.validateConfig(lab, config) };
     } catch (e) {
-      const message = /** @type {Error} */ (e).message;
-      return { error: message, field: /^([a-z_]+): /.exec(message)?.[1] };
+      const err = /** @type {Error & { field?: string }} */ (e);
+      return { error: err.message, field: err.field };
     }
   };
 }

@@ -82,3 +82,9 @@ import { copying } from './copying/lab.js';
 export const LABS = { copying };
 
 export const DEFAULT_LAB = 'copying';
+
+/** The words the page shows for a preset of `lab` (its name where it has none).
+ * @param {Lab} lab @param {string} name */
+export function presetLabel(lab, name) {
+  return Object.hasOwn(lab.presetLabels, name) ? lab.presetLabels[name] : name;
+}

@@ -198,10 +198,22 @@ export const copying = {
   figures: [{ id: 'alpha', label: 'α heatmap' }, { id: 'beta', label: 'β heatmap' }],
   arrays: { alpha: 'f32', beta: 'f32', perHead: 'f32[]', source: 'u32', target: 'u32', aligned: 'u32' },
   checkSnapshot(s) {
-    const { tgtLen, srcLen } = s.shape ?? {};
-    const cells = tgtLen * srcLen;
-    const sized = (/** @type {unknown} */ a) => ArrayBuffer.isView(a) && /** @type {Float32Array} */ (a).length === cells;
-    if (!Number.isInteger(cells) || !sized(s.alpha) || !sized(s.beta)) return 'α and β do not have the shape it gives';
+    const { tgtLen, srcLen, heads } = /** @type {Record<string, unknown>} */ (s.shape);
+    const size = (/** @type {unknown} */ n) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= 1024;
+    if (!size(tgtLen) || !size(srcLen) || !size(heads)) {
+      return `shown.shape must give tgtLen, srcLen and heads as whole numbers from 1 to 1024, got ${JSON.stringify(s.shape).slice(0, 60)}`;
+    }
+    const cells = Number(tgtLen) * Number(srcLen);
+    const length = (/** @type {string} */ name, /** @type {number} */ n) => {
+      const a = /** @type {ArrayLike<number> | undefined} */ (/** @type {any} */ (s)[name]);
+      return a?.length === n ? null : `shown.${name} holds ${a?.length ?? 0} values, its shape ${tgtLen}×${srcLen} needs ${n}`;
+    };
+    const wrong = length('alpha', cells) ?? length('beta', cells) ?? length('source', Number(srcLen))
+      ?? length('target', Number(tgtLen)) ?? length('aligned', Number(tgtLen));
+    if (wrong) return wrong;
+    const perHead = /** @type {Float32Array[]} */ (s.perHead);
+    if (perHead.length !== 0 && perHead.length !== heads) return `shown.perHead holds ${perHead.length} maps for ${heads} heads`;
+    if (perHead.some((m) => m.length !== cells)) return `a map of shown.perHead does not have the shape ${tgtLen}×${srcLen}`;
     return null;
   },
   explain,
