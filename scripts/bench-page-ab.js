@@ -47,7 +47,7 @@ async function round(context, url) {
 /** @param {number[]} xs */
 const median = (xs) => [...xs].sort((a, b) => a - b)[xs.length >> 1];
 
-const servers = await Promise.all(dirs.map((d) => startServer(d)));
+const servers = await Promise.all(dirs.map((d) => startServer(d, { dev: false })));
 const { browser, context } = await launch();
 /** @type {{ stepsPerSecond: number, fps: number, worstGap: number }[][]} */
 const results = dirs.map(() => []);

@@ -1,14 +1,37 @@
 #!/usr/bin/env python3
-"""Serves the repository root as static files on 127.0.0.1 (no caching, the right type for
-.wasm and .js) and prints the page's address. Usage: scripts/serve.py [port] (0 = any free
-port; the address line is printed once the socket listens)."""
+"""Serves the page on 127.0.0.1 and prints its address: index.html, www/, pkg/ and dist/
+only (with --dev also the test pages, the benchmark pages and node_modules/, for the test
+and benchmark scripts); nothing else of the repository, no dot-file, no directory listing.
+Every response may be used by any origin (CORS), so that another site can load the custom
+element, and is never cached. Usage: scripts/serve.py [--dev] [port] (0 = any free port;
+the address line is printed once the socket listens)."""
 
 import functools
 import http.server
+import posixpath
 import sys
+import urllib.parse
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
+
+# What the page needs (dist/ is the same page, packaged for authors).
+PAGE = ("www/", "pkg/", "dist/")
+# What the test and benchmark scripts add with --dev.
+DEV = ("tests/e2e/", "bench/", "node_modules/")
+
+
+def allowed(url_path, prefixes):
+    """Whether the request path names a file the server shows: the root, index.html, or a
+    file under one of `prefixes`, with no segment that starts with a dot."""
+    path = urllib.parse.unquote(urllib.parse.urlsplit(url_path).path)
+    parts = [p for p in path.split("/") if p]
+    if any(p.startswith(".") for p in parts):
+        return False
+    norm = posixpath.normpath("/" + "/".join(parts)).lstrip("/")
+    if norm in ("", ".", "index.html"):
+        return True
+    return any(norm.startswith(p) for p in prefixes) and not path.endswith("/")
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):
@@ -20,20 +43,47 @@ class Handler(http.server.SimpleHTTPRequestHandler):
         ".css": "text/css",
         ".json": "application/json",
     }
+    prefixes = PAGE
+
+    def send_head(self):
+        if not allowed(self.path, self.prefixes):
+            self.send_error(404, "Not served")
+            return None
+        return super().send_head()
+
+    def list_directory(self, path):
+        self.send_error(404, "Not served")
+        return None
 
     def end_headers(self):
         self.send_header("Cache-Control", "no-store")
+        # Another site may load the element (www/element.js) and its frame's files.
+        self.send_header("Access-Control-Allow-Origin", "*")
+        self.send_header("Cross-Origin-Resource-Policy", "cross-origin")
         super().end_headers()
 
     def log_message(self, fmt, *args):  # quiet: one line per error only
-        if args and str(args[1])[:1] in "45":
+        if len(args) > 1 and str(args[1])[:1] in "45":
             sys.stderr.write("%s\n" % (fmt % args))
 
 
+class Server(http.server.ThreadingHTTPServer):
+    def handle_error(self, request, client_address):
+        # A page that stops a worker mid-download closes the connection: not an error.
+        if isinstance(sys.exc_info()[1], (BrokenPipeError, ConnectionResetError)):
+            return
+        super().handle_error(request, client_address)
+
+
 def main():
-    port = int(sys.argv[1]) if len(sys.argv) > 1 else 8080
+    args = sys.argv[1:]
+    dev = "--dev" in args
+    args = [a for a in args if a != "--dev"]
+    port = int(args[0]) if args else 8080
     handler = functools.partial(Handler, directory=str(ROOT))
-    server = http.server.ThreadingHTTPServer(("127.0.0.1", port), handler)
+    if dev:
+        Handler.prefixes = PAGE + DEV
+    server = Server(("127.0.0.1", port), handler)
     print(f"Attention Playground at http://127.0.0.1:{server.server_address[1]}/", flush=True)
     try:
         server.serve_forever()

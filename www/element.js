@@ -9,8 +9,25 @@
 // Every attribute becomes a key of the page's link (www/url.js): preset, any setting (seed,
 // heads, learning_rate, …), speed, seq, head, colormap, theme, hide; `autoplay="0"` waits
 // for Play. `title` names the frame for assistive technology.
+//
+// From another origin: the host page loads this module across origins, so the server of
+// these files must send `Access-Control-Allow-Origin` (scripts/serve.py does); under a
+// strict CSP the host allows that origin in script-src and frame-src
+// (docs/link-and-embed.md).
+
+import { SANDBOX, sizeFrame } from './frame.js';
 
 const PAGE = new URL('../index.html', import.meta.url);
+/** @type {CSSStyleSheet | null} */
+let shared = null;
+/** The elements' one style sheet. */
+function sheet() {
+  if (!shared) {
+    shared = new CSSStyleSheet();
+    shared.replaceSync(':host { display: block; }');
+  }
+  return shared;
+}
 /** Attributes that are the element's own, not link keys. */
 const OWN = new Set(['id', 'class', 'style', 'title', 'slot', 'hidden', 'tabindex']);
 
@@ -18,19 +35,16 @@ class AttentionPlaygroundElement extends HTMLElement {
   constructor() {
     super();
     const root = this.attachShadow({ mode: 'open' });
-    const style = document.createElement('style');
-    style.textContent = ':host { display: block; } iframe { display: block; width: 100%; height: 900px; border: 0; }';
+    // A constructed style sheet and CSSOM properties: a host page's strict CSP (style-src
+    // without 'unsafe-inline') blocks a <style> element in the shadow root, not these.
+    root.adoptedStyleSheets = [sheet()];
     /** @readonly */ this.frame = document.createElement('iframe');
-    this.frame.setAttribute('sandbox', 'allow-scripts allow-same-origin');
+    Object.assign(this.frame.style, { display: 'block', width: '100%', height: '900px', border: '0' });
+    this.frame.setAttribute('sandbox', SANDBOX);
     this.frame.setAttribute('loading', 'lazy');
-    root.append(style, this.frame);
+    root.append(this.frame);
     /** @param {MessageEvent} e */
-    this.onMessage = (e) => {
-      if (e.source !== this.frame.contentWindow) return;
-      if (e.data?.source !== 'attention-playground' || e.data.type !== 'height') return;
-      const h = Number(e.data.height);
-      if (Number.isFinite(h) && h > 0) this.frame.style.height = `${Math.ceil(h)}px`;
-    };
+    this.onMessage = (e) => void sizeFrame(this.frame, e);
   }
 
   connectedCallback() {

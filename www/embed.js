@@ -1,13 +1,10 @@
 // @ts-check
 // Embedding: which parts of the page a link shows (`embed=1`, `hide=`), the height message
-// an embedded page sends its host, whether it is in view, and the snippet that embeds it.
-// main.js wires these in; nothing here knows the trainer or a lab.
-//
-// The height message, sent to the parent whenever the page's height changes:
-//   { source: 'attention-playground', type: 'height', height: <CSS px> }
-// A host matches it to its iframe by `event.source === iframe.contentWindow`.
+// an embedded page sends its host (frame.js), whether it is in view, and the snippet that
+// embeds it. main.js wires these in; nothing here knows the trainer or a lab.
 
 import { quote } from './url.js';
+import { SANDBOX } from './frame.js';
 
 /** The shell's parts a `hide=` list can name (each element with `data-part="name"`); a lab
  * adds its own views' parts. */
@@ -101,19 +98,15 @@ export function watchVisibility(target, watchScroll, onChange) {
   }
 }
 
-/** The HTML that embeds the page at `url` (an absolute link to the run, in embed mode),
- * with the listener that sizes the iframe from its height message. @param {string} url */
-export function embedSnippet(url) {
-  const src = url.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  return `<iframe src="${src}" title="Attention Playground: attention learning live" width="100%" height="900"
-  style="border: 0" loading="lazy" sandbox="allow-scripts allow-same-origin"></iframe>
-<script>
-  // Attention Playground tells its frame its height; size the iframe to it.
-  addEventListener('message', (e) => {
-    if (e.data?.source !== 'attention-playground' || e.data.type !== 'height') return;
-    for (const f of document.querySelectorAll('iframe')) {
-      if (f.contentWindow === e.source) f.style.height = e.data.height + 'px';
-    }
-  });
-</script>`;
+/** The HTML that embeds the page at `url` (an absolute link to the run, in embed mode): the
+ * iframe, and the script that sizes it from its height messages (an external one, with no
+ * style attribute, so that it works on a host page under a strict CSP).
+ * @param {string} url @param {number} [height] the frame’s height until the page reports its own */
+export function embedSnippet(url, height = 900) {
+  const attr = (/** @type {string} */ s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+  const host = new URL('./host.js', import.meta.url).href;
+  return `<iframe src="${attr(url)}" title="Attention Playground: attention learning live"
+  width="100%" height="${Math.ceil(height)}" frameborder="0" loading="lazy"
+  sandbox="${SANDBOX}"></iframe>
+<script type="module" src="${attr(host)}"></script>`;
 }

@@ -59,7 +59,7 @@ async function boot() {
     }
   };
   const store = new Store(lab, wasm.presets(lab.name), validate, DEFAULT_LAB);
-  const runs = new Runs({ store, variant, module, cores, onEvent });
+  const runs = new Runs({ store, variant, module, cores, onEvent, onBudget });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showAligned: store.state.aligned, hidden: parts.hidden });
   lab.explain(byId('explain-text'));
 
@@ -83,6 +83,7 @@ async function boot() {
       case 'snapshot':
         figures.dirty = true;
         if (which === 'first') setText(byId('workers-count'), String(msg.workers));
+        if (msg.history) storyPoint();
         break;
       case 'diverged':
         if (second) showStatus(`${second}${msg.message}`, 'warn');
@@ -108,6 +109,36 @@ async function boot() {
         showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');
         break;
     }
+  }
+
+  /** The first run reached its budget, playing: it pauses, and the page says what is true
+   * by then. @param {import('./labs/index.js').Budget} budget */
+  function onBudget(budget) {
+    store.setPlaying(false);
+    const said = `Paused at step ${budget.steps}, this run’s budget: ${budget.claim} (docs/reproducing.md).`;
+    if (store.state.story > 0) showPoint(`${said} Press Next to go on, or Play to train past it.`);
+    else showStatus(`${said} Press Play to train past it.`, 'info');
+  }
+
+  /** The start of the first run (story step and generation) whose story point was said. */
+  let pointSaid = '';
+  /** A story step's point, once the runs show it: the run pauses and the story says so. */
+  function storyPoint() {
+    const s = store.state;
+    const step = s.story > 0 ? lab.story[s.story - 1] : undefined;
+    const key = `${s.story} ${runs.first.generation}`;
+    if (!step?.point || !s.playing || pointSaid === key) return;
+    const said = step.point(runs.all().map((r) => r.evaluations.at(-1)));
+    if (!said) return;
+    pointSaid = key;
+    store.setPlaying(false);
+    showPoint(`Shown at step ${runs.first.currentStep()}: ${said} Press Next to go on, or Play to keep watching.`);
+  }
+
+  /** @param {string} text */
+  function showPoint(text) {
+    setText(byId('story-point'), text);
+    byId('story-point').hidden = false;
   }
 
   /** The link of the state, as an absolute URL. */
@@ -167,6 +198,7 @@ async function boot() {
       figures.invalidate();
     }
     if (s.colormap !== prev.colormap) figures.views.setColormap(s.colormap);
+    if (s.story !== prev.story || s.fresh !== prev.fresh) byId('story-point').hidden = true;
     if (s.aligned !== prev.aligned) figures.views.setShowAligned(s.aligned);
     figures.dirty = true;
     const q = store.link();

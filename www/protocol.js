@@ -33,7 +33,7 @@
  *     config: Record<string, unknown>, ports: MessagePort[], speed: number, generation: number }
  *   | { type: 'config', config: Record<string, unknown>, generation: number }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
- *   | { type: 'speed', speed: number } | { type: 'lr', value: number }
+ *   | { type: 'speed', speed: number } | { type: 'lr', value: number } | { type: 'limit', step: number | null }
  *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }
  *   | { type: 'get-params' } | { type: 'get-losses' }
  *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number, generation: number }

@@ -49,6 +49,7 @@ export class Run {
     /** @private */ this.speed = 4;
     /** @private */ this.selection = { seq: 0, head: -1 };
     /** @private */ this.playing = false;
+    /** @private @type {number | null} */ this.limit = null;
     /** Stopped by a divergence: it plays again only when asked anew (`resume`) or started. */
     this.halted = false;
     /** @private @type {Map<string, { resolve(m: any): void, reject(e: Error): void }[]>} replies awaited, by type */
@@ -74,7 +75,20 @@ export class Run {
     this.terminate();
     this.dead = false;
     this.workers = count;
-    const w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    /** @type {Worker} */
+    let w;
+    try {
+      w = new Worker(new URL('./worker.js', import.meta.url), { type: 'module' });
+    } catch (err) {
+      // An opaque origin (a sandbox without allow-same-origin) may start no worker.
+      this.dead = true;
+      const message = self.origin === 'null'
+        ? 'This page cannot start its trainer here: it is in a sandboxed frame without allow-same-origin, where a page may not '
+          + 'start workers. Embed it with sandbox="allow-scripts allow-same-origin" (as the Embed button’s snippet does).'
+        : `could not start the trainer’s worker: ${err}`;
+      this.onEvent(this, { type: 'error', where: 'load', message });
+      return;
+    }
     this.worker = w;
     w.addEventListener('message', (e) => this.receive(/** @type {MessageEvent<FromWorker>} */ (e).data));
     w.addEventListener('error', (e) => this.receive({ type: 'panic', message: e.message || 'the trainer’s worker failed to start' }));
@@ -92,6 +106,7 @@ export class Run {
     const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, generation: this.generation };
     w.postMessage(init, ports);
     this.send({ type: 'select', ...this.selection });
+    if (this.limit !== null) this.send({ type: 'limit', step: this.limit });
   }
 
   /** @private */
@@ -179,6 +194,19 @@ export class Run {
     if (speed === this.speed) return;
     this.speed = speed;
     this.send({ type: 'speed', speed });
+  }
+
+  /** The step playing stops at, where the run waits, playing (null: none).
+   * @param {number | null} step */
+  setLimit(step) {
+    if (step === this.limit) return;
+    this.limit = step;
+    this.send({ type: 'limit', step });
+  }
+
+  /** The step of its current start (0 until the start's first snapshot). */
+  currentStep() {
+    return this.latest && this.latest.generation === this.generation ? this.latest.step : 0;
   }
 
   /** Applies a learning rate to the running model. @param {number} value */

@@ -7,10 +7,12 @@
 
 import { Run } from './run.js';
 import { same } from './settings.js';
+import { budgetOf } from './labs/index.js';
 
 /** @typedef {import('./store.js').State} State */
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('./labs/index.js').Budget} Budget */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 
 /** @typedef {(which: 'first' | 'second', run: Run, msg: FromWorker) => void} RunsEvents */
@@ -18,17 +20,26 @@ import { same } from './settings.js';
 export class Runs {
   /**
    * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
-   *   cores: number, onEvent: RunsEvents }} o
+   *   cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void }} o
+   * `onBudget`: the first run reached its budget, playing (the page pauses and says so).
    */
-  constructor({ store, variant, module, cores, onEvent }) {
+  constructor({ store, variant, module, cores, onEvent, onBudget }) {
     /** @private */ this.store = store;
     /** @private */ this.lab = store.lab;
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
+    /** @private */ this.onBudget = onBudget;
     /** @private */ this.make = () => new Run({
       lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
-      onEvent: (run, msg) => this.onEvent(run === this.first ? 'first' : 'second', run, msg),
+      onEvent: (run, msg) => {
+        if (msg.type === 'snapshot') this.pace();
+        this.onEvent(run === this.first ? 'first' : 'second', run, msg);
+      },
     });
+    /** The start of the first run (its generation) whose budget was announced, and the one
+     * the user played past. */
+    /** @private */ this.announced = -1;
+    /** @private */ this.passed = -1;
     /** @readonly */ this.first = this.make();
     /** @type {Run | null} */ this.second = null;
     /** Whether the page is in sight (its tab shown and, embedded, scrolled into view):
@@ -37,8 +48,13 @@ export class Runs {
     /** @private @type {WeakMap<Run, string>} what each run was started on */
     this.started = new WeakMap();
     store.subscribe((s, prev) => {
-      // Play pressed anew: a run that stopped at a divergence goes on too.
-      if (s.playing && !prev.playing) for (const run of this.all()) run.halted = false;
+      if (s.playing && !prev.playing) {
+        // Play pressed anew: a run that stopped at a divergence goes on too, and one at its
+        // budget goes past it.
+        for (const run of this.all()) run.halted = false;
+        const budget = this.budget();
+        if (budget && this.first.currentStep() >= budget.steps) this.passed = this.first.generation;
+      }
       this.sync(s);
     });
   }
@@ -78,6 +94,36 @@ export class Runs {
       run.setSpeed(s.speed);
       run.select(s.seq, s.head);
       if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
+    }
+    this.pace();
+  }
+
+  /** The steps the run on screen trains for, playing, before it pauses and says why: its
+   * preset's (or story step's) budget, unless the settings are the user's own or the user
+   * played past it. @returns {Budget | null} */
+  budget() {
+    const s = this.store.state;
+    if (this.passed === this.first.generation || this.store.custom()) return null;
+    return budgetOf(this.lab, s.preset, s.story);
+  }
+
+  /**
+   * Sets each run's limit: its budget and, compared, the slower run's step plus two frames'
+   * steps, so that the faster waits and the charts compare equal steps. Announces the
+   * budget when the first run reaches it playing.
+   * @private
+   */
+  pace() {
+    const s = this.store.state;
+    const live = this.all().filter((r) => !r.dead && !r.halted);
+    const budget = this.budget();
+    const slowest = Math.min(...live.map((r) => r.currentStep()));
+    const ahead = live.length > 1 ? slowest + Math.max(2, Math.min(32, Math.ceil(2 * s.speed))) : Infinity;
+    const limit = Math.min(budget?.steps ?? Infinity, ahead);
+    for (const run of this.all()) run.setLimit(Number.isFinite(limit) ? limit : null);
+    if (budget && s.playing && this.announced !== this.first.generation && this.first.currentStep() >= budget.steps) {
+      this.announced = this.first.generation;
+      this.onBudget(budget);
     }
   }
 

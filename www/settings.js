@@ -6,6 +6,7 @@
 /** Speed choices: steps per frame; below 1 is slow motion (one step every 1/s frames). */
 export const SPEEDS = /** @type {[number, string][]} */ ([
   [0.1, 'slow motion (6 steps/s)'],
+  [0.25, 'slow (15 steps/s)'],
   [1, '1 step / frame'],
   [4, '4 steps / frame'],
   [16, '16 steps / frame'],

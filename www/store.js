@@ -125,7 +125,7 @@ export class Store {
     const s = this.state;
     const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story };
     return writeLink({ lab: s.lab, preset: s.preset, config: s.config, view, passthrough: s.passthrough },
-      { defaultLab: this.defaultLab, defaultPreset: this.lab.defaultPreset, presets: this.presets });
+      { defaultLab: this.defaultLab, lab: this.lab, presets: this.presets });
   }
 
   /** Whether the settings differ from their preset's in more than the live ones (a

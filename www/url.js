@@ -20,6 +20,7 @@
 import { SPEEDS, DEFAULT_SPEED, THEMES, same } from './settings.js';
 import { VARIANTS } from './variant.js';
 import { colormapNames } from './views/colormap.js';
+import { storySetup } from './labs/index.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
 
@@ -64,6 +65,12 @@ export function readLink(search, lab, presets) {
   if (version !== null && version !== String(LINK_VERSION)) {
     problems.push(`Link format (v): must be ${LINK_VERSION}, got “${quote(version)}”; read as v=${LINK_VERSION}`);
   }
+  // A story step's run is the link's default: its preset, contrast and speed apply unless
+  // the link gives its own.
+  const story = params.get('story');
+  const step = story !== null && WHOLE.test(story) && Number(story) >= 1 && Number(story) <= lab.story.length
+    ? storySetup(lab, Number(story) - 1) : null;
+  if (step) link.preset = step.preset;
   const given = params.get('preset');
   const own = Object.hasOwn;
   const preset = given !== null && !own(presets, given) && own(lab.presetAliases, given) ? lab.presetAliases[given] : given;
@@ -88,6 +95,10 @@ export function readLink(search, lab, presets) {
     } else {
       problems.push(`unknown key “${quote(key)}”`);
     }
+  }
+  if (step) {
+    link.view.compare ??= step.compare;
+    if (step.speed !== undefined) link.view.speed ??= step.speed;
   }
   return link;
 }
@@ -166,7 +177,8 @@ function parseView(lab, key, raw) {
     case 'colormap':
       return colormapNames.includes(raw) ? { value: raw } : refuse(key, `one of ${colormapNames.join(', ')}`, raw);
     case 'compare':
-      return Object.hasOwn(lab.contrasts, raw) ? { value: raw } : refuse(key, `one of ${Object.keys(lab.contrasts).join(', ')}`, raw);
+      if (raw === 'none') return { value: '' };
+      return Object.hasOwn(lab.contrasts, raw) ? { value: raw } : refuse(key, `one of none, ${Object.keys(lab.contrasts).join(', ')}`, raw);
     case 'story':
       return int >= 1 && int <= lab.story.length ? { value: int } : refuse(key, `a step from 1 to ${lab.story.length}`, raw);
     case 'theme':
@@ -178,20 +190,24 @@ function parseView(lab, key, raw) {
  * The query string of a state: only what differs from the defaults.
  * @param {{ lab: string, preset: string, config: Record<string, unknown>, view: View,
  *   passthrough?: [string, string][] }} state
- * @param {{ defaultLab: string, defaultPreset: string, presets: Record<string, Record<string, unknown>> }} defaults
+ * @param {{ defaultLab: string, lab: Lab, presets: Record<string, Record<string, unknown>> }} defaults
  */
 export function writeLink(state, defaults) {
   const out = new URLSearchParams();
   out.set('v', String(LINK_VERSION));
   if (state.lab !== defaults.defaultLab) out.set('lab', state.lab);
-  if (state.preset !== defaults.defaultPreset) out.set('preset', state.preset);
+  // A story step's run is the default (readLink reads it so).
+  const step = state.view.story > 0 ? storySetup(defaults.lab, state.view.story - 1) : null;
+  /** @type {View} */
+  const view = step ? { ...DEFAULT_VIEW, compare: step.compare, speed: step.speed ?? DEFAULT_VIEW.speed } : DEFAULT_VIEW;
+  if (state.preset !== (step?.preset ?? defaults.lab.defaultPreset)) out.set('preset', state.preset);
   const base = defaults.presets[state.preset] ?? {};
   for (const [key, value] of Object.entries(state.config)) {
     if (!Object.hasOwn(base, key) || same(value, base[key])) continue;
     out.set(key, formatValue(value));
   }
   for (const key of /** @type {(keyof View)[]} */ (Object.keys(DEFAULT_VIEW))) {
-    if (state.view[key] !== DEFAULT_VIEW[key]) out.set(key, String(state.view[key]));
+    if (state.view[key] !== view[key]) out.set(key, key === 'compare' && state.view[key] === '' ? 'none' : String(state.view[key]));
   }
   for (const [k, v] of state.passthrough ?? []) out.set(k, v);
   return `?${out}`;

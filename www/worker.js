@@ -26,6 +26,9 @@ let running = false;
 /** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
 let speed = 1;
 let frameCredit = 0;
+/** The step playing stops at (a budget, or a compared run it keeps pace with): it waits
+ * there, playing, for a new limit. */
+let limit = Infinity;
 let seq = 0;
 let head = -1;
 /** The run's generation (run.js numbers each new start; snapshots carry it). */
@@ -230,13 +233,15 @@ async function frame() {
   if (dead || !trainer || !running) return;
   const start = performance.now();
   frameCredit += speed;
-  const n = Math.floor(frameCredit);
-  frameCredit -= n;
+  const n = Math.min(Math.floor(frameCredit), Math.max(0, limit - trainer.step));
+  frameCredit -= Math.floor(frameCredit);
   const before = trainer.step;
   if (n > 0) await train(n);
   sendSnapshot();
-  // Steps left undone when the budget ran out: the speed asks for more than this machine
-  // does, so the next frame starts at once instead of waiting for the display's.
+  // At the limit: wait for the next one ('limit' wakes it).
+  if (trainer.step >= limit) return;
+  // Steps left undone when the frame's time ran out: the speed asks for more than this
+  // machine does, so the next frame starts at once instead of waiting for the display's.
   const behind = trainer.step - before < n;
   if (running) schedule(behind ? 0 : FRAME_MS - (performance.now() - start));
 }
@@ -315,6 +320,10 @@ async function handle(msg) {
       break;
     case 'speed':
       speed = msg.speed;
+      break;
+    case 'limit':
+      limit = msg.step ?? Infinity;
+      if (running && !timer && trainer && trainer.step < limit) schedule(0);
       break;
     case 'lr': {
       const ok = guard('learning_rate', () => {

@@ -108,7 +108,7 @@ test("the Embed button gives an iframe snippet of this run that works as given",
   await page.click('#embed-button');
   const snippet = await page.inputValue('#embed-text');
   assert.match(snippet, /<iframe src="[^"]*embed=1[^"]*"/);
-  assert.match(snippet, /sandbox="allow-scripts allow-same-origin"/);
+  assert.match(snippet, /sandbox="allow-scripts allow-same-origin allow-popups allow-popups-to-escape-sandbox"/);
   assert.match(snippet, /seed=4/);
   // A host page made of the snippet alone, served from the same origin.
   await page.route(`${env.url}snippet-host.html`, (r) => r.fulfill({ contentType: 'text/html', body: `<!doctype html><title>host</title><body>${snippet}<div style="height:3000px"></div></body>` }));

@@ -19,10 +19,11 @@ export const CHROMIUM_ARGS = [
 ];
 
 /** Starts scripts/serve.py of the checkout `root` (this one by default) on a free port; it
- * serves that checkout. @param {string} [root] @returns {Promise<{ url: string, stop: () => void }>} */
-export function startServer(root = ROOT) {
+ * serves that checkout's page and, with `dev` (the default), its test and benchmark pages.
+ * @param {string} [root] @param {{ dev?: boolean }} [o] @returns {Promise<{ url: string, stop: () => void }>} */
+export function startServer(root = ROOT, { dev = true } = {}) {
   return new Promise((resolve, reject) => {
-    const proc = spawn('python3', [`${root}/scripts/serve.py`, '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
+    const proc = spawn('python3', [`${root}/scripts/serve.py`, ...(dev ? ['--dev'] : []), '0'], { stdio: ['ignore', 'pipe', 'inherit'] });
     proc.on('error', reject);
     proc.stdout.setEncoding('utf8');
     proc.stdout.on('data', (/** @type {string} */ chunk) => {

@@ -6,6 +6,8 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { freshPage, shown } from './harness.js';
 import { session } from './session.js';
+import { copying } from '../../www/labs/copying/lab.js';
+import { storySetup } from '../../www/labs/index.js';
 
 const env = session();
 
@@ -38,6 +40,7 @@ test('compare mode runs a second run that differs in one setting, same seed, on 
   await page.click('#play');
   const described = await page.getAttribute('#loss-chart canvas', 'aria-label') ?? '';
   assert.match(described, /loss, easy task.*loss, hard task/s, described);
+  assert.match(described, /axis from [0-9]/, `a loss never below 0 gets no negative axis: ${described}`);
   // Another contrast: learned against uniform attention.
   await page.selectOption('#compare', 'attention');
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.config.attention === 'uniform', null, { timeout: 30_000 });
@@ -67,7 +70,8 @@ test('the story steps set up their runs and say what to watch', async () => {
   await page.click('#story-next');
   assert.match(await page.textContent('#story-title') ?? '', /^4 of 6: The hard task stalls/);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.config.vocab === 20, null, { timeout: 30_000 });
-  await page.waitForFunction(() => location.search.includes('story=4') && location.search.includes('compare=task'));
+  // The step's own run needs no more than its number in the link.
+  await page.waitForFunction(() => location.search === '?v=1&story=4');
   const link = page.url();
   await page.click('#story-next');
   await page.click('#story-next');
@@ -106,6 +110,91 @@ test('a compared run autoplays with the first, follows a head it lacks, and rest
     const [a, b] = /** @type {any} */ (window).__ap.runs();
     return a?.step === 0 && a.workers === 2 && b?.step === 0 && b.workers === 2;
   }, null, { timeout: 30_000 });
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a hand-written story=N link sets up step N’s run: its preset, its comparison, its speed', async () => {
+  const { context, page, errors } = await freshPage(env.browser, env.url);
+  const presets = await page.evaluate(() => /** @type {any} */ (window).__ap.presets());
+  for (let k = 1; k <= copying.story.length; k++) {
+    const setup = storySetup(copying, k - 1);
+    await page.goto(`${env.url}?story=${k}`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap?.shown() != null, null, { timeout: 30_000 });
+    assert.match(await page.textContent('#story-title') ?? '', new RegExp(`^${k} of ${copying.story.length}: `));
+    assert.deepEqual((await shown(page)).config, presets[setup.preset], `step ${k}: the ${setup.preset} preset`);
+    assert.equal(await page.inputValue('#compare'), setup.compare, `step ${k}: the comparison`);
+    if (setup.compare) {
+      const want = copying.contrasts[setup.compare].apply(presets[setup.preset]);
+      await page.waitForFunction((c) => JSON.stringify(/** @type {any} */ (window).__ap.runs()[1]?.config) === c, JSON.stringify(want), { timeout: 30_000 });
+    } else assert.equal(await page.isVisible('#maps-b'), false, `step ${k}: one run`);
+    if (setup.speed !== undefined) assert.equal(Number(await page.inputValue('#speed')), setup.speed, `step ${k}: its speed`);
+    assert.equal(await page.isVisible('#status'), false, `step ${k}: nothing refused`);
+  }
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('compared runs advance in step: the faster (one head) waits for the slower (eight heads)', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?preset=small-hard&compare=heads&speed=1000&hidden=32`);
+  await page.click('#play');
+  /** @type {[number, number][]} */
+  const seen = [];
+  for (let i = 0; i < 16; i++) {
+    await page.waitForTimeout(500);
+    const [a, b] = await page.evaluate(() => /** @type {any} */ (window).__ap.runs().map((/** @type {any} */ r) => r?.step ?? 0));
+    seen.push([a, b]);
+  }
+  await page.click('#play');
+  const [a, b] = seen[seen.length - 1];
+  assert.ok(Math.min(a, b) >= 40, `both trained: ${JSON.stringify(seen)}`);
+  // Two frames' steps apart at most (32 at full speed), and a snapshot's delay.
+  for (const [x, y] of seen) assert.ok(Math.abs(x - y) <= 48, `steps ${x} and ${y} apart: ${JSON.stringify(seen)}`);
+  // The charts compare equal steps: both histories cover the same evaluations.
+  const steps = await page.evaluate(() => [0, 1].map((i) => /** @type {any} */ (window).__ap.history(i).map((/** @type {any} */ e) => e.step)));
+  const shorter = Math.min(steps[0].length, steps[1].length);
+  assert.ok(Math.abs(steps[0].length - steps[1].length) <= 5, `${steps[0].length} and ${steps[1].length} evaluations`);
+  assert.deepEqual(steps[0].slice(0, shorter), steps[1].slice(0, shorter));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a preset stops at its budget and says what is true by then; Play goes on past it; own settings have none', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?preset=small-hard&speed=1000`);
+  const budget = copying.budgets['small-hard'];
+  await page.click('#play');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.state().playing === false, null, { timeout: 90_000 });
+  assert.equal((await shown(page)).step, budget.steps, 'paused exactly at the budget');
+  assert.equal(await page.textContent('#play'), 'Play');
+  const said = await page.textContent('#status') ?? '';
+  assert.ok(said.startsWith(`Paused at step ${budget.steps}`) && said.includes(budget.claim), said);
+  await page.click('#play');
+  await page.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n + 20, budget.steps, { timeout: 30_000 });
+  assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'true', 'still playing past the budget');
+  await page.click('#play');
+  // The user's own settings make no claim: no budget.
+  await page.fill('#set-hidden', '32');
+  await page.dispatchEvent('#set-hidden', 'change');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.hidden === 32 && /** @type {any} */ (window).__ap.shown().step === 0);
+  await page.click('#play');
+  await page.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n + 20, budget.steps, { timeout: 90_000 });
+  assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'true');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a story step pauses once its point is shown, and says so', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?story=2&speed=4&autoplay=1`);
+  await page.waitForSelector('#story-point:not([hidden])', { timeout: 60_000 });
+  const said = await page.textContent('#story-point') ?? '';
+  assert.match(said, /^Shown at step \d+: KTIW accuracy is at \d+\.\d% while attention accuracy is at \d+\.\d%\./);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
+  const e = await page.evaluate(() => /** @type {any} */ (window).__ap.history(0).at(-1));
+  assert.ok(e.ktiw_accuracy >= 0.8 && e.attention_accuracy < 0.5, JSON.stringify(e));
+  // Next: the same run goes on to its next point.
+  await page.click('#story-next');
+  assert.equal(await page.isVisible('#story-point'), false);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === true);
   assert.deepEqual(errors, []);
   await context.close();
 });

@@ -61,7 +61,7 @@ test('story steps set their runs up; a kept step keeps the run and its playing',
   const store = fresh();
   store.readLink('');
   store.showStory(3);
-  assert.deepEqual([store.state.story, store.state.compare, store.state.speed, store.state.playing], [4, 'task', 16, true]);
+  assert.deepEqual([store.state.story, store.state.compare, store.state.speed, store.state.playing], [4, 'task', copying.story[3].speed, true]);
   store.showStory(1);
   store.setPlaying(true);
   const fresh1 = store.state.fresh;

@@ -5,10 +5,11 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readLink, writeLink, formatValue, summarize, DEFAULT_VIEW } from '../../www/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
+import { storySetup } from '../../www/labs/index.js';
 import wasm from './wasm-node.js';
 
 const presets = wasm.presets('copying');
-const defaults = { defaultLab: 'copying', defaultPreset: copying.defaultPreset, presets };
+const defaults = { defaultLab: 'copying', lab: copying, presets };
 
 test('a written link reads back as the same preset, settings and view', () => {
   const config = { ...presets['small-hard'], seed: 7, learning_rate: Math.fround(0.002), heads: 3, bidirectional: true };
@@ -23,6 +24,27 @@ test('a written link reads back as the same preset, settings and view', () => {
   assert.deepEqual(back.view, { speed: 16, seq: 3, head: 2, workers: 2, colormap: 'grey', theme: 'dark', compare: 'task', story: 4 });
   assert.deepEqual(back.passthrough, [['embed', '1']]);
   assert.equal(new URLSearchParams(q).get('vocab'), null, 'only what differs from the preset');
+});
+
+test('story=N alone opens the run of step N (its preset, contrast and speed), and a written story link is as short', () => {
+  copying.story.forEach((st, k) => {
+    const setup = storySetup(copying, k);
+    const back = readLink(`?story=${k + 1}`, copying, presets);
+    assert.deepEqual(back.problems, []);
+    assert.equal(back.preset, setup.preset, `step ${k + 1}`);
+    assert.equal(back.view.compare, setup.compare, `step ${k + 1}`);
+    if (st.keep) assert.equal(setup.preset, storySetup(copying, k - 1).preset, 'a step that goes on keeps its predecessor’s run');
+    else assert.equal(setup.preset, st.preset);
+    if (st.speed !== undefined) assert.equal(back.view.speed, st.speed);
+    const view = { ...DEFAULT_VIEW, ...back.view };
+    const q = writeLink({ lab: 'copying', preset: back.preset, config: presets[back.preset], view }, defaults);
+    assert.equal(q, `?v=1&story=${k + 1}`);
+  });
+  // The link's own keys win over the step's; a comparison turned off reads back.
+  const own = readLink('?story=6&preset=small-easy&compare=none&speed=1', copying, presets);
+  assert.deepEqual([own.preset, own.view.compare, own.view.speed], ['small-easy', '', 1]);
+  const q = writeLink({ lab: 'copying', preset: 'small-hard', config: presets['small-hard'], view: { ...DEFAULT_VIEW, story: 6, compare: '' } }, defaults);
+  assert.equal(readLink(q, copying, presets).view.compare, '');
 });
 
 test('floats are written with the fewest digits that give back the same f32', () => {
@@ -43,7 +65,7 @@ test('every key a link gets wrong is named once, and the rest applies', () => {
   const link = readLink(q, copying, presets);
   const said = link.problems.join('\n');
   for (const want of ['Link format (v): must be 1, got “2”', 'Preset (preset): must be one of small-easy', 'unknown key “bogus”',
-    'Speed, steps per frame (speed): must be one of 0.1, 1, 4, 16, 1000, got “3”', '“seed” is given twice',
+    'Speed, steps per frame (speed): must be one of 0.1, 0.25, 1, 4, 16, 1000, got “3”', '“seed” is given twice',
     'Workers (workers): must be auto or a whole number from 1 to 16, got “0”', 'Colour map (colormap): must be one of',
     'Compare (compare): must be one of', 'Story step (story): must be a step from 1 to 6, got “99”', 'Theme (theme): must be one of',
     'Embed mode (embed): must be 1 or 0, got “yes”', 'WebAssembly build (variant): must be one of relaxed-simd, simd128, scalar, got “x”']) {

@@ -20,10 +20,20 @@ import { copying } from './copying/lab.js';
  */
 
 /**
+ * The steps a run trains for, playing, before it pauses, and what is true of the preset's
+ * runs by then (from `reproduce`'s results: docs/reproducing.md).
+ * @typedef {{ steps: number, claim: string }} Budget
+ */
+
+/**
  * A step of the classroom story: the run it sets up and what to watch.
  * @typedef {{ title: string, text: string, preset: string, compare?: string, speed?: number,
- *   play: boolean, keep?: boolean }} StoryStep
+ *   play: boolean, keep?: boolean, budget?: Budget,
+ *   point?: (latest: (Record<string, number> | undefined)[]) => string | null }} StoryStep
  * `keep`: go on with the run already on screen instead of starting the step's afresh.
+ * `budget`: the step's own, instead of its preset's.
+ * `point`: given each run's latest evaluation, what shows the step's point once it does
+ * (the run then pauses and the story says so), else null.
  */
 
 /** An evaluation metric (a column of the run's history). @typedef {{ key: string, label: string, format(x: number): string }} Metric */
@@ -59,6 +69,7 @@ import { copying } from './copying/lab.js';
  * @property {Record<string, string>} presetLabels the words the page shows for the facade's presets
  * @property {Record<string, string>} presetAliases friendlier names a link may use
  * @property {string} defaultPreset
+ * @property {Record<string, Budget>} budgets by preset (a preset without one trains on)
  * @property {Record<string, Contrast>} contrasts
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
@@ -87,4 +98,25 @@ export const DEFAULT_LAB = 'copying';
  * @param {Lab} lab @param {string} name */
 export function presetLabel(lab, name) {
   return Object.hasOwn(lab.presetLabels, name) ? lab.presetLabels[name] : name;
+}
+
+/**
+ * The run story step `k` (0-based) shows: the preset and contrast of the nearest step at or
+ * before it that starts a run (a `keep` step goes on with its predecessor's), and its own
+ * speed. A link to a step (`story=N`) opens this run.
+ * @param {Lab} lab @param {number} k @returns {{ preset: string, compare: string, speed: number | undefined }}
+ */
+export function storySetup(lab, k) {
+  let start = k;
+  while (start > 0 && lab.story[start].keep) start--;
+  const from = lab.story[start];
+  return { preset: from.preset, compare: from.compare ?? '', speed: lab.story[k].speed };
+}
+
+/** The budget of a run of `preset` shown at story step `story` (0: no story), if any.
+ * @param {Lab} lab @param {string} preset @param {number} story @returns {Budget | null} */
+export function budgetOf(lab, preset, story) {
+  const step = story > 0 ? lab.story[story - 1] : undefined;
+  if (step?.budget) return step.budget;
+  return Object.hasOwn(lab.budgets, preset) ? lab.budgets[preset] : null;
 }

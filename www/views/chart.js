@@ -276,7 +276,9 @@ export class LineChart {
     if (n > 0) {
       const last = this.points[n - 1];
       const parts = this.series.map((s) => `${s.label} ${this.format(last[s.key])}`);
-      text = `${this.title}: ${n} points, steps ${this.points[0].step} to ${last.step}; latest ${parts.join(', ')}`;
+      const { y0, y1 } = this.layout;
+      text = `${this.title}: ${n} points, steps ${this.points[0].step} to ${last.step}; latest ${parts.join(', ')}; `
+        + `axis from ${this.format(y0)} to ${this.format(y1)}`;
     }
     this.canvas.setAttribute('aria-label', text);
   }
@@ -362,6 +364,8 @@ export class LineChart {
     }
     let y0;
     let y1;
+    /** The fitted axis' lowest value: 0 for data that is never negative (a loss). */
+    let floor = -Infinity;
     if (this.yRange !== 'auto') {
       [y0, y1] = this.yRange;
     } else {
@@ -376,6 +380,7 @@ export class LineChart {
           }
         }
       }
+      if (y0 >= 0) floor = 0;
       if (!(y0 <= y1)) {
         y0 = 0;
         y1 = 1;
@@ -389,6 +394,7 @@ export class LineChart {
         y1 += pad;
       }
     }
+    y0 = Math.max(y0, floor);
 
     // Layout: the y tick labels set the left margin.
     const top = Math.ceil(fontSize * 0.6);
@@ -397,7 +403,7 @@ export class LineChart {
     const yt = niceTicks(y0, y1, Math.max(2, Math.floor(h / (fontSize * 3))));
     if (this.yRange === 'auto' && yt.ticks.length > 1) {
       // Snap the fitted domain out to whole ticks when that costs little room.
-      const lo = Math.floor(y0 / yt.step + 1e-9) * yt.step;
+      const lo = Math.max(floor, Math.floor(y0 / yt.step + 1e-9) * yt.step);
       const hi = Math.ceil(y1 / yt.step - 1e-9) * yt.step;
       if (hi - lo <= (y1 - y0) * 1.35) {
         y0 = lo;
@@ -413,7 +419,9 @@ export class LineChart {
     const left = Math.ceil(labelW + 8);
     const right = Math.ceil(fontSize * 1.2);
     const w = Math.max(10, this.cssW - left - right);
+    const moved = y0 !== this.layout.y0 || y1 !== this.layout.y1;
     this.layout = { left, top, w, h, x0, x1, y0, y1 };
+    if (moved) this.describe();
     const X = (/** @type {number} */ s) => left + ((s - x0) / (x1 - x0)) * w;
     const Y = (/** @type {number} */ v) => top + (1 - (v - y0) / (y1 - y0)) * h;
     /** Snaps a CSS coordinate to the middle of a device pixel, for crisp 1-px lines. */

@@ -90,6 +90,10 @@ export class Heatmap {
     /** @private @type {Int32Array} */ this.aligned = new Int32Array(0);
     /** @private */ this.min = 0;
     /** @private */ this.max = 1;
+    /** Whether the colour scale is the caller's (fixed), not the values' extent. @private */
+    this.fixed = false;
+    /** The values' finite extent. @private @type {[number, number] | null} */
+    this.extent = null;
     /** @private @type {ImageData | null} */ this.image = null;
     /** @private @type {{ r: number, c: number } | null} */ this.hover = null;
     /** @private */ this.hoverByKey = false;
@@ -148,6 +152,8 @@ export class Heatmap {
     /** @private */ this.legendMin = el('span', 'ap-legend-min', legend);
     /** @private */ this.legendBar = el('span', 'ap-legend-bar', legend);
     /** @private */ this.legendMax = el('span', 'ap-legend-max', legend);
+    /** The values' own extent, where the scale is fixed and wider. @private */
+    this.legendNow = el('span', 'ap-legend-now', legend);
     this.legendBar.style.background = cssGradient(colormap);
 
     /** @private */ this.tooltip = el('div', 'ap-tooltip', root);
@@ -302,19 +308,24 @@ export class Heatmap {
   setRange(range) {
     let lo = range ? range[0] : NaN;
     let hi = range ? range[1] : NaN;
-    if (!(Number.isFinite(lo) && Number.isFinite(hi) && hi > lo)) {
+    // The values' finite extent.
+    let dlo = Infinity;
+    let dhi = -Infinity;
+    const v = this.values;
+    for (let i = 0, n = this.rows * this.cols; i < n; i++) {
+      const x = v[i];
+      if (x < dlo && x !== -Infinity) dlo = x;
+      if (x > dhi && x !== Infinity) dhi = x;
+    }
+    this.extent = dlo <= dhi ? [dlo, dhi] : null;
+    this.fixed = Number.isFinite(lo) && Number.isFinite(hi) && hi > lo;
+    if (!this.fixed) {
       if (this.kind === 'attention' && !range) {
         lo = 0;
         hi = 1;
       } else {
-        lo = Infinity;
-        hi = -Infinity;
-        const v = this.values;
-        for (let i = 0, n = this.rows * this.cols; i < n; i++) {
-          const x = v[i];
-          if (x < lo && x !== -Infinity) lo = x;
-          if (x > hi && x !== Infinity) hi = x;
-        }
+        lo = dlo;
+        hi = dhi;
         if (!(lo <= hi)) {
           lo = 0; // no finite value
           hi = 1;
@@ -373,7 +384,7 @@ export class Heatmap {
     const ch = h / this.rows;
     const style = getComputedStyle(this.element);
     if (this.showAligned) {
-      this.strokeAligned(g, style, 0, 0, cw, ch, Math.max(1, Math.min(2 * dpr, Math.min(cw, ch) / 6)));
+      this.strokeAligned(g, style, 0, 0, cw, ch, Math.max(1, Math.min(1.5 * dpr, Math.min(cw, ch) / 8)));
     }
     if (this.hover) {
       const { r, c } = this.hover;
@@ -393,19 +404,23 @@ export class Heatmap {
   }
 
   /**
-   * Outlines each row's aligned cell on `g`, cells `cw` × `ch` from (x, y): a dark halo
-   * under a light line, which reads on both ends of every colormap.
+   * Outlines each row's aligned cell on `g`, cells `cw` × `ch` from (x, y): a thin line of
+   * dark and light dashes along the cell's edge, which reads on both ends of every colormap
+   * and as an outline, not a filled cell, even on untrained (even) attention.
    * @private
    * @param {CanvasRenderingContext2D} g @param {CSSStyleDeclaration} style
    * @param {number} x @param {number} y @param {number} cw @param {number} ch @param {number} lw
    */
   strokeAligned(g, style, x, y, cw, ch, lw) {
-    for (const [color, width] of /** @type {[string, number][]} */ ([
-      [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', lw * 2],
-      [style.getPropertyValue('--ap-aligned').trim() || '#fff', lw],
+    const dash = Math.max(2, Math.min(cw, ch) / 4);
+    for (const [color, offset] of /** @type {[string, number][]} */ ([
+      [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', 0],
+      [style.getPropertyValue('--ap-aligned').trim() || '#fff', dash],
     ])) {
       g.strokeStyle = color;
-      g.lineWidth = width;
+      g.lineWidth = lw;
+      g.setLineDash([dash, dash]);
+      g.lineDashOffset = offset;
       g.beginPath();
       for (let r = 0; r < this.rows; r++) {
         const c = this.aligned[r];
@@ -418,6 +433,8 @@ export class Heatmap {
       }
       g.stroke();
     }
+    g.setLineDash([]);
+    g.lineDashOffset = 0;
   }
 
   /** @private */
@@ -426,6 +443,10 @@ export class Heatmap {
     const hi = this.format(this.max);
     if (this.legendMin.textContent !== lo) this.legendMin.textContent = lo;
     if (this.legendMax.textContent !== hi) this.legendMax.textContent = hi;
+    // β on its fixed scale: where this frame's values lie on it.
+    const e = this.extent;
+    const now = this.kind === 'ktiw' && this.fixed && e ? `now ${this.format(e[0])} to ${this.format(e[1])}` : '';
+    if (this.legendNow.textContent !== now) this.legendNow.textContent = now;
   }
 
   /**
@@ -480,7 +501,7 @@ export class Heatmap {
     // Cells: the painted image, one pixel per cell, scaled up without smoothing.
     g.imageSmoothingEnabled = false;
     if (this.image) g.drawImage(this.cells, left, top, w, h);
-    if (this.showAligned) this.strokeAligned(g, style, left, top, size, size, Math.max(1, Math.min(px(2), size / 6)));
+    if (this.showAligned) this.strokeAligned(g, style, left, top, size, size, Math.max(1, Math.min(px(1.5), size / 8)));
     g.font = `${px(11)}px ${font}`;
     g.fillStyle = fg;
     g.textBaseline = 'middle';

@@ -75,6 +75,16 @@ export const copying = {
     'paper-hard': 'hard',
   },
   defaultPreset: 'small-easy',
+  // From reproduce's runs of each preset over seeds 0–19 (0–4 at paper size, easy):
+  // docs/reproducing.md. A preset with no such measurement has no budget.
+  budgets: {
+    'small-easy': { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in every one of 20 seeds (between steps 210 and 270)' },
+    'small-hard': { steps: 400, claim: 'within 400 steps the hard task reaches 99% token accuracy in only 8 of 20 seeds; most others stall with attention accuracy near 0' },
+    'small-uniform': { steps: 400, claim: 'within 400 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
+    'small-heads': { steps: 600, claim: 'within 600 steps, with 8 heads 1 of 20 seeds of the hard task stays stuck (attention accuracy below 20%), against 4 of 20 with one head' },
+    easy: { steps: 200, claim: 'within 200 steps the paper-size easy task reaches 99% token accuracy in every seed tried (at step 40), as in the paper' },
+    hard: { steps: 200, claim: 'within 200 steps the paper-size hard task reaches 99% in 6 of 20 seeds; the others stall near 60% token accuracy, as in the paper' },
+  },
   contrasts: {
     task: {
       label: 'easy vs hard task',
@@ -99,58 +109,71 @@ export const copying = {
     {
       title: 'Attention starts out flat',
       text: 'Before any training, look at the attention map α: every row is nearly even, so at each output step '
-        + 'the model looks at all source positions alike. The KTIW map β is noise too. Press Next to start training.',
+        + 'the model looks at all source positions alike. The KTIW map β is noise too, faint at this step. Press '
+        + 'Next to start training.',
       preset: 'small-easy',
       play: false,
     },
     {
       title: 'KTIW is learned first',
-      text: 'Watch the Accuracy chart. KTIW accuracy (dotted) climbs within the first few dozen steps while '
-        + 'attention accuracy (dashed) stays low: the model learns which source word gives which output word '
-        + 'before it learns where to look. The β map grows its bright diagonal first.',
+      text: 'Slow motion. Watch the Accuracy chart: KTIW accuracy (dotted) climbs within the first few dozen steps '
+        + 'while attention accuracy (dashed) stays low. The model learns which source word gives which output word '
+        + 'before it learns where to look, and the β map grows its bright diagonal first. The run pauses once KTIW '
+        + 'is ahead.',
       preset: 'small-easy',
-      speed: 1,
+      speed: 0.1,
       play: true,
+      point: (e) => (e[0] && e[0].ktiw_accuracy >= 0.8 && e[0].attention_accuracy < 0.5
+        ? `KTIW accuracy is at ${pct(e[0].ktiw_accuracy)} while attention accuracy is at ${pct(e[0].attention_accuracy)}.`
+        : null),
     },
     {
       title: 'Attention locks onto the diagonal',
-      text: 'Now attention follows KTIW: over the next hundred steps or so the α map forms a bright diagonal and '
-        + 'attention accuracy rises. Each output step looks at the source position it copies, because that is '
-        + 'where the model already knows the answer.',
+      text: 'The same run goes on, slowly: now attention follows KTIW. Over the next hundred steps or so the α map '
+        + 'forms a bright diagonal and attention accuracy rises. Each output step looks at the source position it '
+        + 'copies, because that is where the model already knows the answer. The run pauses once attention is there.',
       preset: 'small-easy',
-      speed: 4,
+      speed: 0.25,
       play: true,
       keep: true,
+      point: (e) => (e[0] && e[0].attention_accuracy >= 0.9
+        ? `attention accuracy is at ${pct(e[0].attention_accuracy)} and token accuracy at ${pct(e[0].token_accuracy)}.`
+        : null),
     },
     {
       title: 'The hard task stalls',
-      text: 'Two runs side by side, same seed. In the second (dashed lines, lower maps) every source is a '
-        + 'permutation of the same 20 words, so seeing a word in the source says nothing about which output '
-        + 'comes next. KTIW stays low, and attention, with nothing to follow, often never finds the diagonal.',
+      text: 'Two runs side by side, same seed, in step. In the second (dashed lines, lower maps) every source is a '
+        + 'permutation of the same 20 words, so seeing a word in the source says nothing about which output comes '
+        + 'next. KTIW stays low, and attention, with nothing to follow, often never finds the diagonal within the '
+        + '400 steps that the easy task needs. The runs pause there.',
       preset: 'small-easy',
       compare: 'task',
-      speed: 16,
+      speed: 4,
       play: true,
+      budget: { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in all of 20 seeds, the hard one in only 8 of 20' },
     },
     {
       title: 'Uniform attention still learns KTIW',
       text: 'The second run has its attention forced to be even (it sees the average of the source). Its KTIW '
-        + 'accuracy still rises: knowing which word translates to which does not need attention, and it is '
-        + 'what attention later learns to follow.',
+        + 'accuracy still rises past 50% within a few dozen steps: knowing which word translates to which does not '
+        + 'need attention, and it is what attention later learns to follow. Its token accuracy stays low.',
       preset: 'small-easy',
       compare: 'attention',
-      speed: 16,
+      speed: 1,
       play: true,
+      budget: { steps: 200, claim: 'within 200 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
     },
     {
       title: 'Several heads rescue the hard task',
-      text: 'Back to the hard task: one attention head (solid) against eight (dashed). With several heads fewer '
-        + 'runs stay stuck: a head that happens to start out favouring the diagonal can lead the others. Not '
-        + 'every seed is rescued, and each run learns more slowly; try New seed to see another pair.',
+      text: 'Back to the hard task: one attention head (solid) against eight (dashed), in step. With several heads '
+        + 'fewer runs stay stuck: a head that happens to start out favouring the diagonal can lead the others. Not '
+        + 'every seed is rescued, and each run learns more slowly; the runs pause at 600 steps. Try New seed to see '
+        + 'another pair.',
       preset: 'small-hard',
       compare: 'heads',
       speed: 16,
       play: true,
+      budget: { steps: 600, claim: 'within 600 steps, 1 of 20 seeds of the hard task stays stuck with 8 heads, against 4 of 20 with one head' },
     },
   ],
   metrics: [

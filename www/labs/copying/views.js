@@ -37,9 +37,23 @@ function axes(s) {
   };
 }
 
-/** The readouts of the latest evaluation: [element id, metric]. */
-const READOUTS = [['m-loss', 'loss'], ['m-token', 'token_accuracy'], ['m-attn', 'attention_accuracy'],
-  ['m-ktiw', 'ktiw_accuracy'], ['m-score', 'ktiw_score']];
+/** The readouts of a run's latest evaluation, each with its one-line definition:
+ * [element id (the compared run's ends in -b), metric, words, definition]. */
+const READOUTS = [
+  ['m-loss', 'loss', 'loss',
+    'Cross-entropy of the right token at each target step, fed the right tokens before it, averaged over the evaluation batch.'],
+  ['m-token', 'token_accuracy', 'token accuracy',
+    'Share of target tokens the model gets right (its most likely token), fed the right tokens before each.'],
+  ['m-attn', 'attention_accuracy', 'attention accuracy',
+    'Share of target steps whose strongest attention is on the source position they copy (the outlined cell).'],
+  ['m-ktiw', 'ktiw_accuracy', 'KTIW accuracy',
+    'Share of target steps whose highest β is on the source position they copy: made to look at one position, the model is surest at the right one.'],
+  ['m-score', 'ktiw_score', 'KTIW score',
+    'The probability the model gives the right token when made to look only at the position it copies, averaged over target steps.'],
+];
+
+/** β's colour scale, in log-odds: p = ½ (0) at its middle, the same at every step. */
+const BETA_RANGE = /** @type {const} */ ([-8, 8]);
 
 /**
  * Builds the views into `box`.
@@ -54,17 +68,20 @@ export function createViews(box, { colormap, showAligned }) {
   const nameB = h('p', { id: 'name-b', class: 'run-name' });
   const alphaBoxB = h('div', { id: 'alpha-b', class: 'map' });
   const betaBoxB = h('div', { id: 'beta-b', class: 'map' });
-  const mapsB = h('div', { id: 'maps-b', class: 'maps-b', 'data-part': 'compare-maps', hidden: true },
-    nameB, h('div', { class: 'maps' }, alphaBoxB, betaBoxB));
-  const labels = ['loss', 'token accuracy', 'attention accuracy', 'KTIW accuracy', 'KTIW score'];
-  /** @type {Record<string, HTMLElement>} */
+  /** Each run's numbers, under its maps: element id → its readout. @type {Record<string, HTMLElement>} */
   const readout = {};
-  const metrics = h('dl', { class: 'metrics', 'data-part': 'metrics' },
-    ...READOUTS.map(([id], i) => {
-      readout[id] = h('dd', { id }, '–');
-      return h('div', {}, h('dt', {}, labels[i]), readout[id]);
+  /** @param {string} suffix '' for the first run, '-b' for the compared one */
+  const numbers = (suffix) => h('dl', { class: 'metrics', 'data-part': 'metrics' },
+    ...READOUTS.map(([id, , words, definition]) => {
+      readout[id + suffix] = h('dd', { id: id + suffix }, '–');
+      return h('div', { title: definition }, h('dt', {}, words), readout[id + suffix]);
     }));
-  box.append(nameA, h('div', { class: 'maps' }, alphaBox, betaBox), headsBox, mapsB, metrics);
+  const legend = h('details', { class: 'metric-help', 'data-part': 'metrics' },
+    h('summary', {}, 'What these numbers mean'),
+    h('dl', {}, ...READOUTS.flatMap(([, , words, definition]) => [h('dt', {}, words), h('dd', {}, definition)])));
+  const mapsB = h('div', { id: 'maps-b', class: 'maps-b', 'data-part': 'compare-maps', hidden: true },
+    nameB, h('div', { class: 'maps' }, alphaBoxB, betaBoxB), numbers('-b'));
+  box.append(nameA, h('div', { class: 'maps' }, alphaBox, betaBox), headsBox, numbers(''), legend, mapsB);
 
   const alpha = new Heatmap(alphaBox, { title: 'Attention α', kind: 'attention', colormap });
   const beta = new Heatmap(betaBox, { title: 'KTIW β (log-odds)', kind: 'ktiw', colormap });
@@ -101,7 +118,7 @@ export function createViews(box, { colormap, showAligned }) {
       const [a, b] = frame.runs.map((r) => ({ ...r, snapshot: /** @type {Snapshot} */ (r.snapshot) }));
       const common = axes(a.snapshot);
       alpha.update({ ...common, values: a.snapshot.alpha, range: [0, 1] });
-      beta.update({ ...common, values: a.snapshot.beta });
+      beta.update({ ...common, values: a.snapshot.beta, range: BETA_RANGE });
       syncHeads(a.snapshot);
       mapsB.hidden = !b;
       nameA.hidden = !b;
@@ -110,13 +127,14 @@ export function createViews(box, { colormap, showAligned }) {
         setText(nameB, `Second run: ${b.name} (same seed; solid and dashed lines on the charts)`);
         const cb = axes(b.snapshot);
         alphaB.update({ ...cb, values: b.snapshot.alpha, range: [0, 1] });
-        betaB.update({ ...cb, values: b.snapshot.beta });
+        betaB.update({ ...cb, values: b.snapshot.beta, range: BETA_RANGE });
       }
-      const e = a.evaluation;
-      for (const [id, key] of READOUTS) {
-        const v = e?.[key];
-        setText(readout[id], v === undefined ? '–' : key === 'loss' ? v.toFixed(3) : `${(100 * v).toFixed(1)}%`);
-      }
+      frame.runs.forEach((run, i) => {
+        for (const [id, key] of READOUTS) {
+          const v = run.evaluation?.[key];
+          setText(readout[id + (i ? '-b' : '')], v === undefined ? '–' : key === 'loss' ? v.toFixed(3) : `${(100 * v).toFixed(1)}%`);
+        }
+      });
     },
     setColormap(name) {
       cmap = name;
