@@ -22,8 +22,8 @@ DEV = ("tests/e2e/", "bench/", "node_modules/")
 
 
 def allowed(url_path, prefixes):
-    """Whether the request path names a file the server shows: the root, index.html, or a
-    file under one of `prefixes`, with no segment that starts with a dot."""
+    """Whether the request path names what the server shows: the root, index.html, or a
+    file or folder under one of `prefixes`, with no segment that starts with a dot."""
     path = urllib.parse.unquote(urllib.parse.urlsplit(url_path).path)
     parts = [p for p in path.split("/") if p]
     if any(p.startswith(".") for p in parts):
@@ -31,7 +31,8 @@ def allowed(url_path, prefixes):
     norm = posixpath.normpath("/" + "/".join(parts)).lstrip("/")
     if norm in ("", ".", "index.html"):
         return True
-    return any(norm.startswith(p) for p in prefixes) and not path.endswith("/")
+    # A folder is served as its index.html, if any (never as a listing).
+    return any(norm.startswith(p) or norm == p.rstrip("/") for p in prefixes)
 
 
 class Handler(http.server.SimpleHTTPRequestHandler):

@@ -108,5 +108,5 @@ export function embedSnippet(url, height = 900) {
   return `<iframe src="${attr(url)}" title="Attention Playground: attention learning live"
   width="100%" height="${Math.ceil(height)}" frameborder="0" loading="lazy"
   sandbox="${SANDBOX}"></iframe>
-<script type="module" src="${attr(host)}"></script>`;
+<script src="${attr(host)}" async></script>`;
 }

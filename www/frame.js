@@ -1,7 +1,8 @@
 // @ts-check
 // What a host page needs of the page in its frame, shared by the custom element
-// (element.js), the embed snippet's script (host.js) and the page (embed.js): the frame's
-// sandbox and the height message. Small on purpose: a host loads it from another origin.
+// (element.js) and the page (embed.js): the frame's sandbox and the height message (the
+// embed snippet's script, host.js, reads the same message). Small on purpose: a host loads
+// it from another origin.
 //
 // The height message, sent by the page to its parent whenever its height changes:
 //   { source: 'attention-playground', type: 'height', height: <CSS px> }

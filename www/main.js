@@ -103,7 +103,10 @@ async function boot() {
         showStatus(`${second}${msg.where === 'load' ? '' : 'Refused: '}${msg.message}`, 'error');
         break;
       case 'reset':
-        if (!second) clearStatus();
+        if (!second) {
+          clearStatus();
+          byId('story-point').hidden = true;
+        }
         break;
       case 'loaded':
         showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');
@@ -117,8 +120,13 @@ async function boot() {
     store.setPlaying(false);
     const said = `Paused at step ${budget.steps}, this run’s budget: ${budget.claim} (docs/reproducing.md).`;
     if (store.state.story > 0) showPoint(`${said} Press Next to go on, or Play to train past it.`);
-    else showStatus(`${said} Press Play to train past it.`, 'info');
+    else {
+      budgetSaid = `${said} Press Play to train past it.`;
+      showStatus(budgetSaid, 'info');
+    }
   }
+  /** The status line's budget message while it is shown. */
+  let budgetSaid = '';
 
   /** The start of the first run (story step and generation) whose story point was said. */
   let pointSaid = '';
@@ -198,7 +206,12 @@ async function boot() {
       figures.invalidate();
     }
     if (s.colormap !== prev.colormap) figures.views.setColormap(s.colormap);
-    if (s.story !== prev.story || s.fresh !== prev.fresh) byId('story-point').hidden = true;
+    if (s.story !== prev.story || s.fresh !== prev.fresh || (s.playing && !prev.playing)) {
+      byId('story-point').hidden = true;
+      // "Press Play to train past it", once Play is pressed, is said.
+      if (budgetSaid && byId('status').textContent === budgetSaid) clearStatus();
+      budgetSaid = '';
+    }
     if (s.aligned !== prev.aligned) figures.views.setShowAligned(s.aligned);
     figures.dirty = true;
     const q = store.link();

@@ -52,6 +52,9 @@ export class Run {
     /** @private @type {number | null} */ this.limit = null;
     /** Stopped by a divergence: it plays again only when asked anew (`resume`) or started. */
     this.halted = false;
+    /** Its last start was refused or its build did not load: it has no trainer of its
+     * current settings (a compared run must not wait for it). */
+    this.failed = false;
     /** @private @type {Map<string, { resolve(m: any): void, reject(e: Error): void }[]>} replies awaited, by type */
     this.waiting = new Map();
   }
@@ -65,6 +68,7 @@ export class Run {
     this.config = config;
     this.generation++;
     this.halted = false;
+    this.failed = false;
     if (!this.worker || this.dead || workers !== this.workers) this.spawn(config, workers);
     else this.send({ type: 'config', config, generation: this.generation });
     if (this.playing) this.send({ type: 'play' });
@@ -144,6 +148,8 @@ export class Run {
     } else if (msg.type === 'diverged') {
       this.playing = false;
       this.halted = true;
+    } else if (msg.type === 'error' && (msg.where === 'config' || msg.where === 'load')) {
+      this.failed = true;
     } else if (msg.type === 'refused') {
       this.waiting.get(msg.request)?.shift()?.reject(new Error(msg.message));
       return;

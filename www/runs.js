@@ -32,14 +32,15 @@ export class Runs {
     /** @private */ this.make = () => new Run({
       lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
       onEvent: (run, msg) => {
-        if (msg.type === 'snapshot') this.pace();
+        // A new step, or a run that stopped (which the other must no longer wait for).
+        this.pace();
         this.onEvent(run === this.first ? 'first' : 'second', run, msg);
       },
     });
-    /** The start of the first run (its generation) whose budget was announced, and the one
-     * the user played past. */
-    /** @private */ this.announced = -1;
-    /** @private */ this.passed = -1;
+    /** The budget (the first run's generation and the budget's steps) last announced, and
+     * the one the user played past (or that came when the run was already beyond it). */
+    /** @private */ this.announced = '';
+    /** @private */ this.passed = '';
     /** @readonly */ this.first = this.make();
     /** @type {Run | null} */ this.second = null;
     /** Whether the page is in sight (its tab shown and, embedded, scrolled into view):
@@ -53,7 +54,7 @@ export class Runs {
         // budget goes past it.
         for (const run of this.all()) run.halted = false;
         const budget = this.budget();
-        if (budget && this.first.currentStep() >= budget.steps) this.passed = this.first.generation;
+        if (budget && this.first.currentStep() >= budget.steps) this.passed = this.budgetKey(budget);
       }
       this.sync(s);
     });
@@ -103,8 +104,14 @@ export class Runs {
    * played past it. @returns {Budget | null} */
   budget() {
     const s = this.store.state;
-    if (this.passed === this.first.generation || this.store.custom()) return null;
-    return budgetOf(this.lab, s.preset, s.story);
+    // The claims are over seeds: another seed keeps the budget.
+    const budget = this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    return budget && this.passed !== this.budgetKey(budget) ? budget : null;
+  }
+
+  /** @private @param {Budget} budget */
+  budgetKey(budget) {
+    return `${this.first.generation} ${budget.steps}`;
   }
 
   /**
@@ -115,14 +122,20 @@ export class Runs {
    */
   pace() {
     const s = this.store.state;
-    const live = this.all().filter((r) => !r.dead && !r.halted);
-    const budget = this.budget();
+    const live = this.all().filter((r) => !r.dead && !r.halted && !r.failed);
+    let budget = this.budget();
+    // A budget that comes when the run is already beyond it (the story closed, a preset's
+    // budget after a step's longer one) does not apply to it.
+    if (budget && this.first.currentStep() > budget.steps) {
+      this.passed = this.budgetKey(budget);
+      budget = null;
+    }
     const slowest = Math.min(...live.map((r) => r.currentStep()));
     const ahead = live.length > 1 ? slowest + Math.max(2, Math.min(32, Math.ceil(2 * s.speed))) : Infinity;
     const limit = Math.min(budget?.steps ?? Infinity, ahead);
     for (const run of this.all()) run.setLimit(Number.isFinite(limit) ? limit : null);
-    if (budget && s.playing && this.announced !== this.first.generation && this.first.currentStep() >= budget.steps) {
-      this.announced = this.first.generation;
+    if (budget && s.playing && this.announced !== this.budgetKey(budget) && this.first.currentStep() >= budget.steps) {
+      this.announced = this.budgetKey(budget);
       this.onBudget(budget);
     }
   }

@@ -7,6 +7,7 @@
 
 import { readLink, writeLink, quote, DEFAULT_VIEW } from './url.js';
 import { differs } from './settings.js';
+import { storySetup } from './labs/index.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
 /** @typedef {import('./url.js').View} View */
@@ -129,10 +130,11 @@ export class Store {
   }
 
   /** Whether the settings differ from their preset's in more than the live ones (a
-   * learning rate changed while training keeps the preset). */
-  custom() {
-    const live = new Set(this.lab.settings.filter((s) => s.live).map((s) => s.key));
-    const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !live.has(k)));
+   * learning rate changed while training keeps the preset) and those in `ignore`.
+   * @param {string[]} [ignore] */
+  custom(ignore = []) {
+    const same = new Set([...this.lab.settings.filter((s) => s.live).map((s) => s.key), ...ignore]);
+    const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !same.has(k)));
     return differs(this.state.config, base);
   }
 
@@ -170,21 +172,24 @@ export class Store {
   }
 
   /**
-   * Shows story step `k` (0-based) and, when `apply`, sets its run up: its preset (a new
-   * run, unless it keeps the one on screen), its contrast, its speed, playing or not.
+   * Shows story step `k` (0-based) and, when `apply`, sets its run up: its preset and
+   * contrast as a new run (a step that goes on with the one before keeps the run on screen
+   * when reached from that step), its speed, playing or not.
    * @param {number} k @param {boolean} [apply]
    */
   showStory(k, apply = true) {
     const st = this.lab.story[k];
     if (!st) return;
     if (!apply) return this.update({ story: k + 1 });
+    const keep = Boolean(st.keep) && this.state.story === k;
     /** @type {Partial<State>} */
     const patch = { story: k + 1, viewing: null };
     if (st.speed !== undefined) patch.speed = st.speed;
-    if (!st.keep) {
-      Object.assign(patch, { preset: st.preset, config: this.presets[st.preset], compare: st.compare ?? '', fresh: this.state.fresh + 1 });
+    if (!keep) {
+      const { preset, compare } = storySetup(this.lab, k);
+      Object.assign(patch, { preset, config: this.presets[preset], compare, fresh: this.state.fresh + 1 });
     }
-    patch.playing = st.play || (Boolean(st.keep) && this.state.playing);
+    patch.playing = st.play || (keep && this.state.playing);
     this.update(patch);
   }
 

@@ -349,6 +349,8 @@ async function handle(msg) {
         post({ type: 'reset' });
       }
       sendSnapshot();
+      // A run that waited at its limit goes on from step 0.
+      if (running && !timer && trainer && trainer.step < limit) schedule(0);
       break;
     }
     case 'select':

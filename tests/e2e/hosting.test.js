@@ -6,6 +6,7 @@ import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { createServer } from 'node:http';
+import { existsSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { shownRun } from './harness.js';
 import { session } from './session.js';
@@ -200,6 +201,9 @@ test('the server serves the page and nothing else of the repository', async () =
     const status = async (path) => (await fetch(base + path)).status;
     for (const path of ['', 'index.html', 'www/main.js', 'www/element.js', 'pkg/scalar/attention_playground.js', 'pkg/scalar/attention_playground_bg.wasm']) {
       assert.equal(await status(path), 200, `/${path} is served`);
+    }
+    if (existsSync(`${ROOT}dist/index.html`)) {
+      for (const path of ['dist', 'dist/', 'dist/index.html', 'dist/www/main.js']) assert.equal(await status(path), 200, `/${path} is served`);
     }
     const res = await fetch(`${base}www/element.js`);
     assert.equal(res.headers.get('access-control-allow-origin'), '*', 'another site may load the element');

@@ -171,7 +171,12 @@ test('a preset stops at its budget and says what is true by then; Play goes on p
   await page.click('#play');
   await page.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n + 20, budget.steps, { timeout: 30_000 });
   assert.equal(await page.getAttribute('#play', 'aria-pressed'), 'true', 'still playing past the budget');
-  await page.click('#play');
+  assert.equal(await page.isVisible('#status'), false, 'the budget message is gone once Play is pressed');
+  // Another seed is the same preset: the budget holds again.
+  await page.click('#new-seed');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.state().playing === false, null, { timeout: 90_000 });
+  assert.equal((await shown(page)).step, budget.steps, 'a new seed stops at the budget too');
+  assert.notEqual((await shown(page)).config.seed, 0);
   // The user's own settings make no claim: no budget.
   await page.fill('#set-hidden', '32');
   await page.dispatchEvent('#set-hidden', 'change');
@@ -191,10 +196,37 @@ test('a story step pauses once its point is shown, and says so', async () => {
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === false);
   const e = await page.evaluate(() => /** @type {any} */ (window).__ap.history(0).at(-1));
   assert.ok(e.ktiw_accuracy >= 0.8 && e.attention_accuracy < 0.5, JSON.stringify(e));
-  // Next: the same run goes on to its next point.
+  // Play hides what was said; Next: the same run goes on to its next point.
+  await page.click('#play');
+  assert.equal(await page.isVisible('#story-point'), false);
+  await page.click('#play');
   await page.click('#story-next');
   assert.equal(await page.isVisible('#story-point'), false);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === true);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a story step’s budget, then the preset’s once the story is closed, each paused at and said', async () => {
+  const step = copying.story[4];
+  assert.ok(step.budget && step.compare === 'attention');
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?story=5&speed=1000&autoplay=1`);
+  await page.waitForSelector('#story-point:not([hidden])', { timeout: 90_000 });
+  assert.equal((await shown(page)).step, step.budget.steps);
+  assert.match(await page.textContent('#story-point') ?? '', new RegExp(`^Paused at step ${step.budget.steps}, this run’s budget`));
+  await page.click('#story-close');
+  await page.click('#play');
+  const preset = copying.budgets['small-easy'];
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.state().playing === false, null, { timeout: 90_000 });
+  assert.equal((await shown(page)).step, preset.steps);
+  assert.ok((await page.textContent('#status') ?? '').includes(preset.claim));
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('a compared run whose settings are refused does not hold the first run back', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?length=1&vocab=2&compare=task&speed=16&autoplay=1`);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step >= 100, null, { timeout: 60_000 });
   assert.deepEqual(errors, []);
   await context.close();
 });

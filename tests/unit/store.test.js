@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { Store } from '../../www/store.js';
 import { copying } from '../../www/labs/copying/lab.js';
+import { storySetup, budgetOf } from '../../www/labs/index.js';
 import wasm, { validator } from './wasm-node.js';
 
 const fresh = () => new Store(copying, wasm.presets('copying'), validator('copying'), 'copying');
@@ -70,6 +71,34 @@ test('story steps set their runs up; a kept step keeps the run and its playing',
   assert.equal(store.state.compare, '');
   store.showStory(99);
   assert.equal(store.state.story, 3, 'no such step: nothing changes');
+});
+
+test('a step that goes on with the one before keeps the run only when reached from it', () => {
+  const store = fresh();
+  store.readLink('');
+  const keep = copying.story.findIndex((st) => st.keep);
+  assert.ok(keep > 0);
+  store.showStory(keep - 1);
+  const before = store.state.fresh;
+  store.showStory(keep);
+  assert.equal(store.state.fresh, before, 'forward: the same run');
+  store.showStory(keep + 1);
+  store.showStory(keep);
+  const setup = storySetup(copying, keep);
+  assert.ok(store.state.fresh > before, 'back: a fresh run');
+  assert.deepEqual([store.state.preset, store.state.compare], [setup.preset, setup.compare], 'the step’s own run, as its link opens it');
+});
+
+test('a story step’s budget holds for its own run only; a preset’s for its preset', () => {
+  copying.story.forEach((st, k) => {
+    const { preset, compare } = storySetup(copying, k);
+    const own = budgetOf(copying, preset, compare, k + 1);
+    assert.deepEqual(own, st.budget ?? copying.budgets[preset] ?? null, `step ${k + 1}`);
+    if (st.budget) {
+      assert.deepEqual(budgetOf(copying, 'small-easy', '', k + 1), copying.budgets['small-easy'], `step ${k + 1} over another run`);
+    }
+  });
+  assert.equal(budgetOf(copying, 'small-reverse', '', 0), copying.budgets['small-reverse'] ?? null);
 });
 
 test('every listener sees each change once, with the state before it', () => {

@@ -113,10 +113,15 @@ export function storySetup(lab, k) {
   return { preset: from.preset, compare: from.compare ?? '', speed: lab.story[k].speed };
 }
 
-/** The budget of a run of `preset` shown at story step `story` (0: no story), if any.
- * @param {Lab} lab @param {string} preset @param {number} story @returns {Budget | null} */
-export function budgetOf(lab, preset, story) {
+/** The budget of a run of `preset` compared by `compare` ('' for none), shown at story
+ * step `story` (0: no story): the step's own where the run is the step's, else the
+ * preset's, if any.
+ * @param {Lab} lab @param {string} preset @param {string} compare @param {number} story @returns {Budget | null} */
+export function budgetOf(lab, preset, compare, story) {
   const step = story > 0 ? lab.story[story - 1] : undefined;
-  if (step?.budget) return step.budget;
+  if (step?.budget) {
+    const setup = storySetup(lab, story - 1);
+    if (setup.preset === preset && setup.compare === compare) return step.budget;
+  }
   return Object.hasOwn(lab.budgets, preset) ? lab.budgets[preset] : null;
 }

@@ -171,9 +171,14 @@ export function explain(box) {
       + 'right output (as log-odds). A bright diagonal here means the model already knows which source word gives '
       + 'which output word.'),
     h('p', {}, h('strong', {}, 'The story'), ': KTIW is learned first, while attention is still flat; then attention '
-      + 'learns to look where KTIW is high. On the hard task every source holds the same words in a new order, so '
-      + 'co-occurrence teaches nothing, KTIW stays low, and attention, with nothing to follow, often never finds the '
-      + 'diagonal. With several heads fewer runs stay stuck: a head that happens to start out favouring the '
-      + 'diagonal can lead the others (at the small size each run then learns more slowly).'),
+      + 'learns to look where KTIW is high. On the easy task every one of 20 seeds copies within 400 steps. On the '
+      + 'hard task every source holds the same words in a new order, so co-occurrence teaches nothing, KTIW stays '
+      + 'low, and attention, with nothing to follow, often does not find the diagonal: within 400 steps only 8 of 20 '
+      + 'seeds copy (left running, more get there later). With several heads fewer runs stay stuck (1 of 20 within '
+      + '600 steps, against 4 of 20 with one head): a head that happens to start out favouring the diagonal can lead '
+      + 'the others, though each run learns more slowly. Each preset pauses at its budget of steps and says so.'),
+    h('p', {}, h('strong', {}, 'Colours'), ': α from 0 to 100%; β on a fixed scale of log-odds from −8 to +8, the '
+      + 'same at every step, with 0 (a 50% chance of the right token) in the middle; its legend gives this frame’s '
+      + 'own range. The dashed outline marks the cell each row copies from, trained or not.'),
   );
 }
