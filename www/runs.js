@@ -115,9 +115,9 @@ export class Runs {
   }
 
   /**
-   * Sets each run's limit: its budget and, compared, the slower run's step plus two frames'
-   * steps, so that the faster waits and the charts compare equal steps. Announces the
-   * budget when the first run reaches it playing.
+   * Sets each run's limit: its budget and, compared, one step past the slower run's, so
+   * that the faster waits and the charts compare equal steps. Announces the budget when
+   * the first run reaches it playing.
    * @private
    */
   pace() {
@@ -131,7 +131,7 @@ export class Runs {
       budget = null;
     }
     const slowest = Math.min(...live.map((r) => r.currentStep()));
-    const ahead = live.length > 1 ? slowest + Math.max(2, Math.min(32, Math.ceil(2 * s.speed))) : Infinity;
+    const ahead = live.length > 1 ? slowest + 1 : Infinity;
     const limit = Math.min(budget?.steps ?? Infinity, ahead);
     for (const run of this.all()) run.setLimit(Number.isFinite(limit) ? limit : null);
     if (budget && s.playing && this.announced !== this.budgetKey(budget) && this.first.currentStep() >= budget.steps) {

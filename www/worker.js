@@ -29,6 +29,9 @@ let frameCredit = 0;
 /** The step playing stops at (a budget, or a compared run it keeps pace with): it waits
  * there, playing, for a new limit. */
 let limit = Infinity;
+/** Whether the next frame goes on with the steps left of the current one (woken by a raised
+ * limit) rather than starting a new frame's. */
+let resume = false;
 let seq = 0;
 let head = -1;
 /** The run's generation (run.js numbers each new start; snapshots carry it). */
@@ -232,11 +235,14 @@ async function frame() {
   timer = 0;
   if (dead || !trainer || !running) return;
   const start = performance.now();
-  frameCredit += speed;
+  // A new frame brings `speed` steps (of the last one's, only a fraction is kept: slow
+  // motion); a frame woken by a raised limit goes on with what its frame has left.
+  if (!resume) frameCredit = (frameCredit % 1) + speed;
+  resume = false;
   const n = Math.min(Math.floor(frameCredit), Math.max(0, limit - trainer.step));
-  frameCredit -= Math.floor(frameCredit);
   const before = trainer.step;
   if (n > 0) await train(n);
+  frameCredit -= trainer.step - before;
   sendSnapshot();
   // At the limit: wait for the next one ('limit' wakes it).
   if (trainer.step >= limit) return;
@@ -323,7 +329,10 @@ async function handle(msg) {
       break;
     case 'limit':
       limit = msg.step ?? Infinity;
-      if (running && !timer && trainer && trainer.step < limit) schedule(0);
+      if (running && !timer && trainer && trainer.step < limit) {
+        resume = frameCredit >= 1;
+        schedule(resume ? 0 : FRAME_MS);
+      }
       break;
     case 'lr': {
       const ok = guard('learning_rate', () => {

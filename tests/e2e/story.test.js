@@ -148,12 +148,11 @@ test('compared runs advance in step: the faster (one head) waits for the slower 
   await page.click('#play');
   const [a, b] = seen[seen.length - 1];
   assert.ok(Math.min(a, b) >= 40, `both trained: ${JSON.stringify(seen)}`);
-  // Two frames' steps apart at most (32 at full speed), and a snapshot's delay.
-  for (const [x, y] of seen) assert.ok(Math.abs(x - y) <= 48, `steps ${x} and ${y} apart: ${JSON.stringify(seen)}`);
+  for (const [x, y] of seen) assert.ok(Math.abs(x - y) <= 1, `steps ${x} and ${y} apart: ${JSON.stringify(seen)}`);
   // The charts compare equal steps: both histories cover the same evaluations.
   const steps = await page.evaluate(() => [0, 1].map((i) => /** @type {any} */ (window).__ap.history(i).map((/** @type {any} */ e) => e.step)));
   const shorter = Math.min(steps[0].length, steps[1].length);
-  assert.ok(Math.abs(steps[0].length - steps[1].length) <= 5, `${steps[0].length} and ${steps[1].length} evaluations`);
+  assert.ok(Math.abs(steps[0].length - steps[1].length) <= 1, `${steps[0].length} and ${steps[1].length} evaluations`);
   assert.deepEqual(steps[0].slice(0, shorter), steps[1].slice(0, shorter));
   assert.deepEqual(errors, []);
   await context.close();

@@ -81,6 +81,8 @@ export const copying = {
     'small-easy': { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in every one of 20 seeds (between steps 210 and 270)' },
     'small-hard': { steps: 400, claim: 'within 400 steps the hard task reaches 99% token accuracy in only 8 of 20 seeds; most others stall with attention accuracy near 0' },
     'small-uniform': { steps: 400, claim: 'within 400 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
+    'small-reverse': { steps: 400, claim: 'within 400 steps reversal reaches 99% token accuracy in 19 of 20 seeds (between steps 180 and 390), while attention accuracy stays near 0 in most of them' },
+    'small-translate': { steps: 400, claim: 'within 400 steps word translation reaches 99% token accuracy in every one of 20 seeds (between steps 240 and 370), KTIW accuracy passing 50% before attention accuracy in all of them' },
     'small-heads': { steps: 600, claim: 'within 600 steps, with 8 heads 1 of 20 seeds of the hard task stays stuck (attention accuracy below 20%), against 4 of 20 with one head' },
     easy: { steps: 200, claim: 'within 200 steps the paper-size easy task reaches 99% token accuracy in every seed tried (at step 40), as in the paper' },
     hard: { steps: 200, claim: 'within 200 steps the paper-size hard task reaches 99% in 6 of 20 seeds; the others stall near 60% token accuracy, as in the paper' },
