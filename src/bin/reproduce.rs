@@ -1,6 +1,8 @@
 //! `reproduce`: the paper's copying experiment from the command line. Trains one run per
 //! seed, writes a CSV row per evaluation and prints a summary table per seed. Progress goes
-//! to stderr. `reproduce --help` lists the options.
+//! to stderr. `reproduce --shard i/n` trains the i-th of n shares of the seeds (one job of
+//! an array on several machines); `reproduce merge` joins the shards' CSVs into the one
+//! table of the whole run. `reproduce --help` lists the options.
 
 use attention_playground::config::{AttentionMode, Config, OptimizerKind, TaskKind, PRESETS};
 use attention_playground::train::{Evaluation, Trainer};
@@ -26,7 +28,16 @@ Options (defaults: the paper's easy task):
   --eval-every N  --eval-batch N
   --csv FILE           write the CSV there instead of standard output
   --jobs N             seeds trained at once, one thread each (default 1)
+  --shard I/N          train only the I-th of N shares of the seeds (1 <= I <= N): the
+                       seeds at positions I-1, I-1+N, I-1+2N, ... of the list
+
+reproduce merge FILE... [--csv OUT]
+  joins the CSVs of a run's shards into the CSV of the whole run (rows by seed, then
+  step; a seed in two files is refused) and prints its summary table
 ";
+
+/// The CSV's header: one row per seed and evaluation.
+const HEADER: &str = "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement";
 
 struct Args {
     config: Config,
@@ -78,6 +89,7 @@ fn parse_args() -> Result<Args, String> {
         csv: None,
         jobs: 1,
     };
+    let mut shard = None;
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
         let mut value = || {
@@ -130,25 +142,74 @@ fn parse_args() -> Result<Args, String> {
             "--eval-batch" => c.eval_batch = num(value()?, flag)?,
             "--csv" => args.csv = Some(value()?.to_string()),
             "--jobs" => args.jobs = num::<usize>(value()?, flag)?.max(1),
+            "--shard" => shard = Some(parse_shard(value()?)?),
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
+    }
+    if let Some((i, n)) = shard {
+        args.seeds = args.seeds.iter().skip(i - 1).step_by(n).copied().collect();
     }
     args.config.validate().map_err(|e| e.to_string())?;
     Ok(args)
 }
 
+/// `I/N` with 1 <= I <= N.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("--shard: must be I/N, got {s:?}"))?;
+    let (i, n): (usize, usize) = (num(i, "--shard")?, num(n, "--shard")?);
+    if !(1 <= i && i <= n) {
+        return Err(format!("--shard: I must be from 1 to N, got {s:?}"));
+    }
+    Ok((i, n))
+}
+
+/// What the summary table reads of an evaluation.
+#[derive(Clone, Copy)]
+struct Point {
+    step: u64,
+    token: f32,
+    attention: f32,
+    ktiw: f32,
+}
+
+impl From<&Evaluation> for Point {
+    fn from(e: &Evaluation) -> Self {
+        Point {
+            step: e.step,
+            token: e.token_accuracy,
+            attention: e.attention_accuracy,
+            ktiw: e.ktiw_accuracy,
+        }
+    }
+}
+
 /// What the summary table says of one seed.
 struct Summary {
     seed: u64,
-    final_eval: Evaluation,
+    last: Point,
     token_099: Option<u64>,
     ktiw_05: Option<u64>,
     attention_05: Option<u64>,
-    ms_per_step: f64,
+    /// Unknown for a merged run (the CSV does not hold it).
+    ms_per_step: Option<f64>,
 }
 
-fn first_step(h: &[Evaluation], pred: impl Fn(&Evaluation) -> bool) -> Option<u64> {
-    h.iter().find(|e| pred(e)).map(|e| e.step)
+impl Summary {
+    /// `history`: one seed's evaluations, in step order (not empty).
+    fn of(seed: u64, history: &[Point], ms_per_step: Option<f64>) -> Summary {
+        let first =
+            |pred: &dyn Fn(&Point) -> bool| history.iter().find(|p| pred(p)).map(|p| p.step);
+        Summary {
+            seed,
+            last: history[history.len() - 1],
+            token_099: first(&|p| p.token >= 0.99),
+            ktiw_05: first(&|p| p.ktiw > 0.5),
+            attention_05: first(&|p| p.attention > 0.5),
+            ms_per_step,
+        }
+    }
 }
 
 fn run_seed(config: &Config, seed: u64, steps: u64) -> Result<(Vec<Evaluation>, f64), String> {
@@ -183,7 +244,158 @@ fn fmt_step(s: Option<u64>) -> String {
     s.map_or("never".to_string(), |s| s.to_string())
 }
 
+/// The CSV's output: the file `path`, or standard output.
+fn output(path: &Option<String>) -> Box<dyn Write> {
+    match path {
+        Some(path) => Box::new(std::fs::File::create(path).unwrap_or_else(|e| {
+            eprintln!("reproduce: cannot write {path}: {e}");
+            std::process::exit(2)
+        })),
+        None => Box::new(std::io::stdout()),
+    }
+}
+
+/// Prints the summary table to stderr, and to stdout too when the CSV went to a file.
+fn print_table(summaries: &[Summary], csv_to_file: bool) {
+    let mut table = String::new();
+    table.push_str("| seed | final token acc | final attn acc | final KTIW acc | token acc ≥ 0.99 at | KTIW acc > 0.5 at | attn acc > 0.5 at | ms/step |\n");
+    table.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
+    for s in summaries {
+        table.push_str(&format!(
+            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
+            s.seed,
+            s.last.token,
+            s.last.attention,
+            s.last.ktiw,
+            fmt_step(s.token_099),
+            fmt_step(s.ktiw_05),
+            fmt_step(s.attention_05),
+            s.ms_per_step
+                .map_or("–".to_string(), |ms| format!("{ms:.1}"))
+        ));
+    }
+    let solved = summaries.iter().filter(|s| s.token_099.is_some()).count();
+    let ktiw_first = summaries
+        .iter()
+        .filter(|s| matches!((s.ktiw_05, s.attention_05), (Some(k), Some(a)) if k < a))
+        .count();
+    let both = summaries
+        .iter()
+        .filter(|s| s.ktiw_05.is_some() && s.attention_05.is_some())
+        .count();
+    table.push_str(&format!(
+        "\nreached token acc 0.99: {solved}/{} seeds; KTIW acc passed 0.5 strictly before attention acc in {ktiw_first}/{both} seeds where both did\n",
+        summaries.len()
+    ));
+    eprint!("\n{table}");
+    if csv_to_file {
+        print!("{table}");
+    }
+}
+
+/// One row of a run's CSV: the point the summary reads (its step orders the rows within
+/// a seed), and the line as written.
+struct Row {
+    seed: u64,
+    point: Point,
+    line: String,
+}
+
+/// Reads the rows of a CSV that `reproduce` wrote.
+fn read_csv(path: &str) -> Result<Vec<Row>, String> {
+    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
+    let mut lines = text.lines();
+    if lines.next() != Some(HEADER) {
+        return Err(format!(
+            "{path}: not a CSV of reproduce (its first line must be {HEADER})"
+        ));
+    }
+    lines
+        .enumerate()
+        .filter(|(_, l)| !l.is_empty())
+        .map(|(k, line)| {
+            let f: Vec<&str> = line.split(',').collect();
+            let bad = || format!("{path}, line {}: not a row of 8 numbers: {line:?}", k + 2);
+            if f.len() != 8 {
+                return Err(bad());
+            }
+            let float = |i: usize| f[i].parse::<f32>().map_err(|_| bad());
+            Ok(Row {
+                seed: f[0].parse().map_err(|_| bad())?,
+                point: Point {
+                    step: f[1].parse().map_err(|_| bad())?,
+                    token: float(3)?,
+                    attention: float(4)?,
+                    ktiw: float(5)?,
+                },
+                line: line.to_string(),
+            })
+        })
+        .collect()
+}
+
+/// `reproduce merge FILE... [--csv OUT]`: the shards' rows as one run's CSV, and its table.
+fn merge(argv: &[String]) -> Result<(), String> {
+    let mut files = Vec::new();
+    let mut csv = None;
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--csv" => csv = Some(it.next().ok_or("--csv needs a value")?.clone()),
+            "--help" | "-h" => {
+                print!("{HELP}");
+                std::process::exit(0);
+            }
+            _ => files.push(a.clone()),
+        }
+    }
+    if files.is_empty() {
+        return Err("merge: give the shards' CSV files".to_string());
+    }
+    let mut rows: Vec<Row> = Vec::new();
+    let mut owner = std::collections::BTreeMap::new();
+    for file in &files {
+        for row in read_csv(file)? {
+            if let Some(other) = owner.insert(row.seed, file.clone()) {
+                if &other != file {
+                    return Err(format!(
+                        "merge: seed {} is in both {other} and {file}",
+                        row.seed
+                    ));
+                }
+            }
+            rows.push(row);
+        }
+    }
+    // As one run writes them: by seed, each seed's evaluations in step order.
+    rows.sort_by_key(|r| (r.seed, r.point.step));
+    let mut out = output(&csv);
+    writeln!(out, "{HEADER}").unwrap();
+    for r in &rows {
+        writeln!(out, "{}", r.line).unwrap();
+    }
+    out.flush().unwrap();
+    drop(out);
+    let summaries: Vec<Summary> = rows
+        .chunk_by(|a, b| a.seed == b.seed)
+        .map(|seed| {
+            let points: Vec<Point> = seed.iter().map(|r| r.point).collect();
+            Summary::of(seed[0].seed, &points, None)
+        })
+        .collect();
+    print_table(&summaries, csv.is_some());
+    Ok(())
+}
+
 fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("merge") {
+        if let Err(e) = merge(&argv[1..]) {
+            eprintln!("reproduce: {e}");
+            std::process::exit(2);
+        }
+        return;
+    }
     let args = match parse_args() {
         Ok(a) => a,
         Err(e) => {
@@ -220,18 +432,8 @@ fn main() {
     let mut results = Arc::try_unwrap(results).ok().unwrap().into_inner().unwrap();
     results.sort_by_key(|(seed, _)| *seed);
 
-    let mut out: Box<dyn Write> = match &args.csv {
-        Some(path) => Box::new(std::fs::File::create(path).unwrap_or_else(|e| {
-            eprintln!("reproduce: cannot write {path}: {e}");
-            std::process::exit(2)
-        })),
-        None => Box::new(std::io::stdout()),
-    };
-    writeln!(
-        out,
-        "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement"
-    )
-    .unwrap();
+    let mut out = output(&args.csv);
+    writeln!(out, "{HEADER}").unwrap();
     let mut summaries = Vec::new();
     for (seed, (history, ms)) in &results {
         for e in history {
@@ -248,49 +450,10 @@ fn main() {
             )
             .unwrap();
         }
-        summaries.push(Summary {
-            seed: *seed,
-            final_eval: *history.last().unwrap(),
-            token_099: first_step(history, |e| e.token_accuracy >= 0.99),
-            ktiw_05: first_step(history, |e| e.ktiw_accuracy > 0.5),
-            attention_05: first_step(history, |e| e.attention_accuracy > 0.5),
-            ms_per_step: *ms,
-        });
+        let points: Vec<Point> = history.iter().map(Point::from).collect();
+        summaries.push(Summary::of(*seed, &points, Some(*ms)));
     }
     out.flush().unwrap();
     drop(out);
-
-    let mut table = String::new();
-    table.push_str("| seed | final token acc | final attn acc | final KTIW acc | token acc ≥ 0.99 at | KTIW acc > 0.5 at | attn acc > 0.5 at | ms/step |\n");
-    table.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for s in &summaries {
-        table.push_str(&format!(
-            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {:.1} |\n",
-            s.seed,
-            s.final_eval.token_accuracy,
-            s.final_eval.attention_accuracy,
-            s.final_eval.ktiw_accuracy,
-            fmt_step(s.token_099),
-            fmt_step(s.ktiw_05),
-            fmt_step(s.attention_05),
-            s.ms_per_step
-        ));
-    }
-    let solved = summaries.iter().filter(|s| s.token_099.is_some()).count();
-    let ktiw_first = summaries
-        .iter()
-        .filter(|s| matches!((s.ktiw_05, s.attention_05), (Some(k), Some(a)) if k < a))
-        .count();
-    let both = summaries
-        .iter()
-        .filter(|s| s.ktiw_05.is_some() && s.attention_05.is_some())
-        .count();
-    table.push_str(&format!(
-        "\nreached token acc 0.99: {solved}/{} seeds; KTIW acc passed 0.5 strictly before attention acc in {ktiw_first}/{both} seeds where both did\n",
-        summaries.len()
-    ));
-    eprint!("\n{table}");
-    if args.csv.is_some() {
-        print!("{table}");
-    }
+    print_table(&summaries, args.csv.is_some());
 }

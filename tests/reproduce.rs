@@ -1,0 +1,113 @@
+//! The `reproduce` tool across machines: a run's seeds split into shards (`--shard i/n`)
+//! and joined again (`reproduce merge`) give the same CSV, byte for byte, as the run in
+//! one go; a bad shard or a seed in two shards is refused.
+#![cfg(not(target_arch = "wasm32"))]
+
+use std::path::PathBuf;
+use std::process::Command;
+
+/// A tiny run: four seeds of a small model, a few steps, evaluated every 5.
+const RUN: &[&str] = &[
+    "--preset",
+    "small-hard",
+    "--hidden",
+    "8",
+    "--length",
+    "6",
+    "--vocab",
+    "6",
+    "--batch",
+    "4",
+    "--eval-batch",
+    "4",
+    "--eval-every",
+    "5",
+    "--steps",
+    "10",
+    "--seeds",
+    "0-4",
+];
+
+fn dir() -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ap-reproduce-{}", std::process::id()));
+    std::fs::create_dir_all(&d).unwrap();
+    d
+}
+
+/// Runs `reproduce` with `args`; returns its exit code and stderr.
+fn reproduce(args: &[&str]) -> (i32, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_reproduce"))
+        .args(args)
+        .output()
+        .expect("reproduce runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+#[test]
+fn shards_merged_equal_the_run_in_one_go() {
+    let d = dir();
+    let path = |name: &str| d.join(name).to_str().unwrap().to_string();
+    let whole = path("whole.csv");
+    let (code, err) = reproduce(&[RUN, &["--csv", &whole]].concat());
+    assert_eq!(code, 0, "{err}");
+    // Three shards of five seeds: 0 and 3, 1 and 4, 2.
+    let mut shards = Vec::new();
+    for i in 1..=3 {
+        let file = path(&format!("shard-{i}.csv"));
+        let shard = format!("{i}/3");
+        let (code, err) =
+            reproduce(&[RUN, &["--shard", &shard, "--jobs", "2", "--csv", &file]].concat());
+        assert_eq!(code, 0, "{err}");
+        shards.push(file);
+    }
+    let seeds = |file: &str| -> Vec<u64> {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut s: Vec<u64> = text
+            .lines()
+            .skip(1)
+            .map(|l| l.split(',').next().unwrap().parse().unwrap())
+            .collect();
+        s.dedup();
+        s
+    };
+    assert_eq!(seeds(&shards[0]), [0, 3]);
+    assert_eq!(seeds(&shards[1]), [1, 4]);
+    assert_eq!(seeds(&shards[2]), [2]);
+    // Merged in any order of files.
+    let merged = path("merged.csv");
+    let order = [shards[2].as_str(), &shards[0], &shards[1]];
+    let (code, err) = reproduce(&[&["merge"][..], &order, &["--csv", &merged]].concat());
+    assert_eq!(code, 0, "{err}");
+    let a = std::fs::read_to_string(&whole).unwrap();
+    let b = std::fs::read_to_string(&merged).unwrap();
+    assert!(
+        a.lines().count() == 5 * 3 + 1,
+        "five seeds, three evaluations each:\n{a}"
+    );
+    assert_eq!(a, b, "the merged CSV is the run's");
+    assert!(
+        err.contains("reached token acc 0.99:") && err.contains("/5 seeds"),
+        "{err}"
+    );
+    // A seed in two shards is refused, as is a file that is not such a CSV.
+    let (code, err) = reproduce(&["merge", &shards[0], &whole]);
+    assert_eq!(code, 2);
+    assert!(err.contains("seed 0 is in both"), "{err}");
+    std::fs::write(path("other.csv"), "a,b\n1,2\n").unwrap();
+    let (code, err) = reproduce(&["merge", &path("other.csv")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("not a CSV of reproduce"), "{err}");
+    std::fs::remove_dir_all(&d).unwrap();
+}
+
+#[test]
+fn a_bad_shard_is_refused() {
+    for bad in ["0/3", "4/3", "1", "a/b", "1/0"] {
+        let (code, err) = reproduce(&[RUN, &["--shard", bad]].concat());
+        assert_eq!(code, 2, "--shard {bad}");
+        assert!(err.contains("--shard"), "{err}");
+    }
+}
