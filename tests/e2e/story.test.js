@@ -229,3 +229,41 @@ test('a compared run whose settings are refused does not hold the first run back
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('β at step 0 is painted on the fixed log-odds scale: a narrow band of it, not full-contrast noise', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?compare=task`);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.drawn());
+  const legend = await page.textContent('#beta .ap-legend') ?? '';
+  assert.match(legend, /−8\.00.*8\.00/, legend);
+  const now = /now (-?[\d.]+) to (-?[\d.]+)/.exec(legend.replace(/−/g, '-'));
+  assert.ok(now, `the legend gives this frame's range: ${legend}`);
+  const beta = /** @type {number[]} */ ((await page.evaluate(() => /** @type {any} */ (window).__ap.maps())).beta);
+  assert.ok(Math.abs(Number(now[1]) - Math.min(...beta)) < 0.01 && Math.abs(Number(now[2]) - Math.max(...beta)) < 0.01);
+  // The painted cells: their colours span a small part of the colour map (the values span
+  // well under 1 of the scale's 16 log-odds), where a rescaled map would span all of it.
+  const spread = await page.$eval('#beta canvas.ap-heatmap-cells', (c) => {
+    const canvas = /** @type {HTMLCanvasElement} */ (c);
+    const d = /** @type {CanvasRenderingContext2D} */ (canvas.getContext('2d')).getImageData(0, 0, canvas.width, canvas.height).data;
+    let lo = 765;
+    let hi = 0;
+    for (let i = 0; i < d.length; i += 4) {
+      const v = d[i] + d[i + 1] + d[i + 2];
+      lo = Math.min(lo, v);
+      hi = Math.max(hi, v);
+    }
+    return hi - lo;
+  });
+  assert.ok(Math.max(...beta) - Math.min(...beta) < 1, 'untrained β is nearly flat');
+  assert.ok(spread < 120, `β's cells span ${spread} of 765 brightness levels`);
+  // Each run's numbers sit with its maps and are its own.
+  await page.click('#step-once');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.step === 1 && /** @type {any} */ (window).__ap.drawn());
+  for (const [i, suffix] of /** @type {const} */ ([[0, ''], [1, '-b']])) {
+    const e = await page.evaluate((k) => /** @type {any} */ (window).__ap.history(k).at(-1), i);
+    assert.equal(await page.textContent(`#m-token${suffix}`), `${(100 * e.token_accuracy).toFixed(1)}%`, `run ${i}`);
+    assert.equal(await page.textContent(`#m-loss${suffix}`), e.loss.toFixed(3), `run ${i}`);
+  }
+  assert.ok(await page.$('#maps-b #m-token-b'), 'the compared run’s numbers under its maps');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
