@@ -5,6 +5,7 @@
 use crate::kernels::{add_bias_rows, math, matmul_nt, max_of};
 use crate::model::params::Tensors;
 use crate::model::{Seq2Seq, Workspace};
+use crate::rng::Rng;
 use crate::tasks::Batch;
 use serde::{Deserialize, Serialize};
 
@@ -142,6 +143,23 @@ pub fn mean_agreement(a: &[f32], b: &[f32], tgt_len: usize, src_len: usize) -> f
         })
         .sum();
     sum / n as f32
+}
+
+/// [`mean_agreement`] of `a` with `b` after every row of `b` (a target step's `Ls` scores)
+/// is shuffled over the source positions by `rng`: the agreement that chance gives, the
+/// paper's baseline for it. For the `reproduce` tool (it allocates).
+pub fn shuffled_agreement(
+    a: &[f32],
+    b: &[f32],
+    tgt_len: usize,
+    src_len: usize,
+    rng: &mut Rng,
+) -> f32 {
+    let mut shuffled = b.to_vec();
+    for row in shuffled.chunks_exact_mut(src_len) {
+        rng.shuffle(row);
+    }
+    mean_agreement(a, &shuffled, tgt_len, src_len)
 }
 
 /// The KTIW probe (the paper's `get_state_scores2`) and its scratch. For target step `t` and
@@ -302,6 +320,25 @@ mod tests {
         let a = [1.0, 0.0, 0.0, /* row 2 */ 0.0, 0.0, 1.0];
         let b = [5.0, 1.0, 2.0, /* row 2 */ 9.0, 0.0, 1.0];
         assert_eq!(agreement(&a, &b, 3), 0.5);
+    }
+
+    #[test]
+    fn shuffled_agreement_is_chance_where_the_matrices_agree() {
+        // B = 4, Lt = 21, Ls = 20: b agrees with a on every row (both peak on the diagonal).
+        let (b, lt, ls) = (4, 21, 20);
+        let mut a = vec![0.0f32; b * lt * ls];
+        for (r, row) in a.chunks_exact_mut(ls).enumerate() {
+            row[r % ls] = 1.0;
+        }
+        let beta: Vec<f32> = a.iter().map(|x| 3.0 * x - 1.0).collect();
+        assert_eq!(mean_agreement(&a, &beta, lt, ls), 1.0);
+        // Shuffled rows keep their peak at the argmax of a 1 time in Ls.
+        let mut rng = crate::rng::Rng::new(5, 0);
+        let chance = shuffled_agreement(&a, &beta, lt, ls, &mut rng);
+        assert!(chance < 0.2, "{chance}");
+        // Determined by the generator's state.
+        let again = shuffled_agreement(&a, &beta, lt, ls, &mut crate::rng::Rng::new(5, 0));
+        assert_eq!(chance, again);
     }
 
     #[test]

@@ -1,6 +1,8 @@
-//! The `reproduce` tool across machines: a run's seeds split into shards (`--shard i/n`)
-//! and joined again (`reproduce merge`) give the same CSV, byte for byte, as the run in
-//! one go; a bad shard or a seed in two shards is refused.
+//! The `reproduce` tool: a run's seeds split into shards (`--shard i/n`) and joined again
+//! (`reproduce merge`) give the same CSV, byte for byte, as the run in one go; a bad shard
+//! or a seed in two shards is refused; `--uf-agreement` writes, per evaluation, the
+//! agreement of the uniform twin's β with the learned run's α, its chance level and the
+//! run's own.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
@@ -28,8 +30,9 @@ const RUN: &[&str] = &[
     "0-4",
 ];
 
-fn dir() -> PathBuf {
-    let d = std::env::temp_dir().join(format!("ap-reproduce-{}", std::process::id()));
+/// A folder of the test `name`'s own (the tests run at once).
+fn dir(name: &str) -> PathBuf {
+    let d = std::env::temp_dir().join(format!("ap-reproduce-{}-{name}", std::process::id()));
     std::fs::create_dir_all(&d).unwrap();
     d
 }
@@ -48,7 +51,7 @@ fn reproduce(args: &[&str]) -> (i32, String) {
 
 #[test]
 fn shards_merged_equal_the_run_in_one_go() {
-    let d = dir();
+    let d = dir("shards");
     let path = |name: &str| d.join(name).to_str().unwrap().to_string();
     let whole = path("whole.csv");
     let (code, err) = reproduce(&[RUN, &["--csv", &whole]].concat());
@@ -110,4 +113,59 @@ fn a_bad_shard_is_refused() {
         assert_eq!(code, 2, "--shard {bad}");
         assert!(err.contains("--shard"), "{err}");
     }
+}
+
+#[test]
+fn uf_agreement_writes_one_row_per_evaluation_beside_the_run() {
+    let d = dir("uf");
+    let (run, uf) = (d.join("run.csv"), d.join("uf.csv"));
+    let (run, uf) = (run.to_str().unwrap(), uf.to_str().unwrap());
+    let (code, err) =
+        reproduce(&[RUN, &["--seeds", "0-1", "--csv", run, "--uf-agreement", uf]].concat());
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("agreement with the uniform twin"), "{err}");
+    let text = std::fs::read_to_string(uf).unwrap();
+    let mut lines = text.lines();
+    assert_eq!(
+        lines.next(),
+        Some("seed,step,agreement_uf,agreement_uf_shuffled,agreement_own")
+    );
+    let rows: Vec<Vec<f64>> = lines
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    // The run's own CSV: the same seeds and steps, and its agreement column is A(α, β).
+    let own: Vec<Vec<f64>> = std::fs::read_to_string(run)
+        .unwrap()
+        .lines()
+        .skip(1)
+        .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
+        .collect();
+    assert_eq!(rows.len(), own.len());
+    assert_eq!(rows.len(), 2 * 3, "two seeds, three evaluations each");
+    for (r, o) in rows.iter().zip(&own) {
+        assert_eq!((r[0], r[1]), (o[0], o[1]), "seed and step");
+        assert_eq!(r[4], o[7], "A(α, β) of the learned run");
+        for x in &r[2..] {
+            assert!((0.0..=1.0).contains(x), "{r:?}");
+        }
+    }
+    // The same seed gives the same figures.
+    let again = d.join("again.csv");
+    let (code, _) = reproduce(
+        &[
+            RUN,
+            &[
+                "--seeds",
+                "0-1",
+                "--csv",
+                run,
+                "--uf-agreement",
+                again.to_str().unwrap(),
+            ],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0);
+    assert_eq!(std::fs::read_to_string(again).unwrap(), text);
+    std::fs::remove_dir_all(&d).unwrap();
 }

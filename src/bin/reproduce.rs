@@ -5,6 +5,8 @@
 //! table of the whole run. `reproduce --help` lists the options.
 
 use attention_playground::config::{AttentionMode, Config, OptimizerKind, TaskKind, PRESETS};
+use attention_playground::metrics::{mean_agreement, shuffled_agreement};
+use attention_playground::rng::Rng;
 use attention_playground::train::{Evaluation, Trainer};
 use std::io::Write;
 use std::sync::{Arc, Mutex};
@@ -30,6 +32,10 @@ Options (defaults: the paper's easy task):
   --jobs N             seeds trained at once, one thread each (default 1)
   --shard I/N          train only the I-th of N shares of the seeds (1 <= I <= N): the
                        seeds at positions I-1, I-1+N, I-1+2N, ... of the list
+  --uf-agreement FILE  also train each seed with uniform attention (same seed, same
+                       evaluation batch) and write to FILE, per evaluation, the top-5%
+                       agreement of its KTIW beta^uf with the learned run's alpha, the same
+                       with beta^uf shuffled (chance), and the learned run's own A(alpha, beta)
 
 reproduce merge FILE... [--csv OUT]
   joins the CSVs of a run's shards into the CSV of the whole run (rows by seed, then
@@ -45,6 +51,41 @@ struct Args {
     steps: u64,
     csv: Option<String>,
     jobs: usize,
+    /// Where the agreement with the uniform twin goes, if asked for.
+    uf_agreement: Option<String>,
+}
+
+/// The CSV of `--uf-agreement`: one row per seed and evaluation.
+const UF_HEADER: &str = "seed,step,agreement_uf,agreement_uf_shuffled,agreement_own";
+
+/// One evaluation of a learned run against its twin with uniform attention: the top-5%
+/// agreement `A(α, β^uf)` over the evaluation batch, the same with `β^uf` shuffled, and
+/// the learned run's own `A(α, β)`.
+struct UfPoint {
+    step: u64,
+    uf: f32,
+    shuffled: f32,
+    own: f32,
+}
+
+impl UfPoint {
+    /// `learned` and `uniform` just evaluated, on the same evaluation batch.
+    fn of(learned: &Trainer, uniform: &Trainer, rng: &mut Rng) -> UfPoint {
+        let b = learned.eval_batch();
+        let (lt, ls) = (b.tgt_len, b.src_len);
+        let (mut uf, mut shuffled) = (0.0, 0.0);
+        for seq in 0..b.batch {
+            let (alpha, beta) = (learned.attention(seq, None), uniform.ktiw(seq));
+            uf += mean_agreement(alpha, beta, lt, ls);
+            shuffled += shuffled_agreement(alpha, beta, lt, ls, rng);
+        }
+        UfPoint {
+            step: learned.latest().step,
+            uf: uf / b.batch as f32,
+            shuffled: shuffled / b.batch as f32,
+            own: learned.latest().agreement,
+        }
+    }
 }
 
 fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
@@ -88,6 +129,7 @@ fn parse_args() -> Result<Args, String> {
         steps: 200,
         csv: None,
         jobs: 1,
+        uf_agreement: None,
     };
     let mut shard = None;
     let mut it = argv.iter();
@@ -143,6 +185,7 @@ fn parse_args() -> Result<Args, String> {
             "--csv" => args.csv = Some(value()?.to_string()),
             "--jobs" => args.jobs = num::<usize>(value()?, flag)?.max(1),
             "--shard" => shard = Some(parse_shard(value()?)?),
+            "--uf-agreement" => args.uf_agreement = Some(value()?.to_string()),
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }
@@ -212,17 +255,52 @@ impl Summary {
     }
 }
 
-fn run_seed(config: &Config, seed: u64, steps: u64) -> Result<(Vec<Evaluation>, f64), String> {
+/// What one seed's run gives: its evaluations, its milliseconds per step, and the
+/// agreement with its uniform twin at each evaluation (empty unless asked for).
+type SeedRun = (Vec<Evaluation>, f64, Vec<UfPoint>);
+
+fn run_seed(config: &Config, seed: u64, steps: u64, with_uniform: bool) -> Result<SeedRun, String> {
     let mut trainer = Trainer::new(Config {
         seed,
         ..config.clone()
     })
     .map_err(|e| e.to_string())?;
+    // The twin: the same settings and seed with uniform attention, on the same batches.
+    let mut twin = if with_uniform {
+        let t = Trainer::new(Config {
+            seed,
+            attention: AttentionMode::Uniform,
+            ..config.clone()
+        })
+        .map_err(|e| e.to_string())?;
+        let (a, b) = (trainer.eval_batch(), t.eval_batch());
+        if a.source != b.source || a.target_out != b.target_out {
+            return Err(format!(
+                "seed {seed}: the uniform twin evaluates another batch"
+            ));
+        }
+        Some(t)
+    } else {
+        None
+    };
+    let mut rng = Rng::new(seed, 0x5417_ff1e);
+    let mut agreement = Vec::new();
+    if let Some(t) = &twin {
+        agreement.push(UfPoint::of(&trainer, t, &mut rng));
+    }
     let start = Instant::now();
     for s in 0..steps {
         if let Err(e) = trainer.step() {
             eprintln!("seed {seed}: {e}");
             break;
+        }
+        if let Some(t) = &mut twin {
+            if let Err(e) = t.step() {
+                eprintln!("seed {seed}, uniform twin: {e}");
+                twin = None;
+            } else if trainer.latest().step == s + 1 {
+                agreement.push(UfPoint::of(&trainer, t, &mut rng));
+            }
         }
         if (s + 1) % 50 == 0 {
             let e = trainer.latest();
@@ -237,7 +315,11 @@ fn run_seed(config: &Config, seed: u64, steps: u64) -> Result<(Vec<Evaluation>, 
         }
     }
     let ms = start.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
-    Ok((trainer.history().iter().map(|(_, e)| e).collect(), ms))
+    Ok((
+        trainer.history().iter().map(|(_, e)| e).collect(),
+        ms,
+        agreement,
+    ))
 }
 
 fn fmt_step(s: Option<u64>) -> String {
@@ -409,6 +491,7 @@ fn main() {
         c.task, c.distinct, c.vocab, c.length, c.hidden, c.batch, c.optimizer, c.learning_rate,
         c.attention, c.heads, c.bidirectional, args.steps, args.seeds
     );
+    let with_uniform = args.uf_agreement.is_some();
     let queue = Arc::new(Mutex::new(args.seeds.clone()));
     let results = Arc::new(Mutex::new(Vec::new()));
     std::thread::scope(|scope| {
@@ -419,7 +502,7 @@ fn main() {
                 let Some(seed) = queue.lock().unwrap().pop() else {
                     break;
                 };
-                match run_seed(&config, seed, args.steps) {
+                match run_seed(&config, seed, args.steps, with_uniform) {
                     Ok(r) => results.lock().unwrap().push((seed, r)),
                     Err(e) => {
                         eprintln!("reproduce: {e}");
@@ -435,7 +518,7 @@ fn main() {
     let mut out = output(&args.csv);
     writeln!(out, "{HEADER}").unwrap();
     let mut summaries = Vec::new();
-    for (seed, (history, ms)) in &results {
+    for (seed, (history, ms, _)) in &results {
         for e in history {
             writeln!(
                 out,
@@ -456,4 +539,34 @@ fn main() {
     out.flush().unwrap();
     drop(out);
     print_table(&summaries, args.csv.is_some());
+    if let Some(path) = &args.uf_agreement {
+        write_uf(path, &results);
+    }
+}
+
+/// The `--uf-agreement` CSV, and a table of each seed's final agreements (to stderr).
+fn write_uf(path: &str, results: &[(u64, SeedRun)]) {
+    let mut out = output(&Some(path.to_string()));
+    writeln!(out, "{UF_HEADER}").unwrap();
+    let mut table = String::from(
+        "| seed | step | A(α, β^uf) | β^uf shuffled | A(α, β) |\n|---:|---:|---:|---:|---:|\n",
+    );
+    for (seed, (_, _, points)) in results {
+        for p in points {
+            writeln!(
+                out,
+                "{seed},{},{:.4},{:.4},{:.4}",
+                p.step, p.uf, p.shuffled, p.own
+            )
+            .unwrap();
+        }
+        if let Some(p) = points.last() {
+            table.push_str(&format!(
+                "| {seed} | {} | {:.3} | {:.3} | {:.3} |\n",
+                p.step, p.uf, p.shuffled, p.own
+            ));
+        }
+    }
+    out.flush().unwrap();
+    eprint!("\nagreement with the uniform twin at the last evaluation:\n{table}");
 }
