@@ -169,3 +169,63 @@ fn uf_agreement_writes_one_row_per_evaluation_beside_the_run() {
     assert_eq!(std::fs::read_to_string(again).unwrap(), text);
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+#[test]
+fn lottery_labels_heads_and_trains_each_kind_of_combined_model() {
+    // Thresholds that label every head both good and bad, so that every kind can be drawn.
+    let out = Command::new(env!("CARGO_BIN_EXE_lottery"))
+        .args([
+            "--singles",
+            "3",
+            "--trials",
+            "2",
+            "--steps",
+            "5",
+            "--combined-steps",
+            "3",
+            "--heads",
+            "2",
+            "--good",
+            "0",
+            "--bad",
+            "1.1",
+        ])
+        .output()
+        .expect("lottery runs");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("3 good and 3 bad of 3 heads"), "{text}");
+    for kind in [
+        "| 2 bad heads | 2 / 2 |",
+        "| 1 bad heads + 1 good | 2 / 2 |",
+        "| 2 random heads | 2 / 2 |",
+    ] {
+        assert!(text.contains(kind), "{kind} in:\n{text}");
+    }
+    // Too few bad heads for a combined model is said, not guessed around.
+    let out = Command::new(env!("CARGO_BIN_EXE_lottery"))
+        .args([
+            "--singles",
+            "2",
+            "--trials",
+            "1",
+            "--steps",
+            "5",
+            "--combined-steps",
+            "3",
+            "--heads",
+            "4",
+            "--good",
+            "0",
+            "--bad",
+            "1.1",
+        ])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("need at least 4 bad heads"));
+}
