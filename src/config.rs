@@ -182,7 +182,7 @@ impl Config {
         if !(lr.is_finite() && lr > 0.0 && lr <= MAX_LEARNING_RATE) {
             return Err(ConfigError::new(
                 "learning_rate",
-                format!("{}, got {lr}", field("learning_rate").range),
+                format!("{}, got {lr}", Range::Positive(MAX_LEARNING_RATE)),
             ));
         }
         Ok(())
@@ -193,7 +193,7 @@ impl Config {
     /// kind or outside the field's range, and a key that is no field; leaves the other
     /// fields as they are. Checks between fields are [`Config::validate`]'s.
     pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), ConfigError> {
-        let Some(f) = FIELDS.iter().find(|f| f.key == key) else {
+        let Some(f) = field(key) else {
             let keys: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
             return Err(ConfigError::new(
                 shown_text(key),
@@ -203,26 +203,14 @@ impl Config {
         let refuse = || ConfigError::new(f.key, format!("{}, got {}", f.range, value));
         match f.range {
             Range::Whole(lo, hi) => {
-                let x = match value {
-                    Value::Number(x) => x,
-                    Value::Text(t) if is_whole_text(t.trim()) => {
-                        t.trim().parse::<f64>().map_err(|_| refuse())?
-                    }
-                    _ => return Err(refuse()),
-                };
+                let x = number(value, is_whole_text).ok_or_else(refuse)?;
                 if !(x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64) {
                     return Err(refuse());
                 }
                 self.set_whole(f.key, x as u64);
             }
             Range::Positive(max) => {
-                let x = match value {
-                    Value::Number(x) => x,
-                    Value::Text(t) if is_decimal_text(t.trim()) => {
-                        t.trim().parse::<f64>().map_err(|_| refuse())?
-                    }
-                    _ => return Err(refuse()),
-                };
+                let x = number(value, is_decimal_text).ok_or_else(refuse)?;
                 // Read as f64 and rounded once to f32, as a page's Math.fround does.
                 let lr = x as f32;
                 if !(x.is_finite() && x > 0.0 && x <= max && lr > 0.0) {
@@ -230,17 +218,14 @@ impl Config {
                 }
                 self.learning_rate = lr;
             }
-            Range::Choice(names) => {
+            Range::Choice(_) => {
                 let Value::Text(t) = value else {
                     return Err(refuse());
                 };
-                if !names.contains(&t) {
-                    return Err(refuse());
-                }
                 match f.key {
-                    "task" => self.task = TaskKind::from_name(t),
-                    "optimizer" => self.optimizer = OptimizerKind::from_name(t),
-                    _ => self.attention = AttentionMode::from_name(t),
+                    "task" => self.task = by_name(t).ok_or_else(refuse)?,
+                    "optimizer" => self.optimizer = by_name(t).ok_or_else(refuse)?,
+                    _ => self.attention = by_name(t).ok_or_else(refuse)?,
                 }
             }
             Range::Switch => {
@@ -408,12 +393,26 @@ pub const FIELDS: [Field; 14] = [
     },
 ];
 
-/// The field called `key` (one of [`FIELDS`]).
-fn field(key: &str) -> &'static Field {
-    FIELDS
-        .iter()
-        .find(|f| f.key == key)
-        .expect("a field of FIELDS")
+/// The field called `key`, if one of [`FIELDS`] is.
+fn field(key: &str) -> Option<&'static Field> {
+    FIELDS.iter().find(|f| f.key == key)
+}
+
+/// A number given as one, or as text of the form `text_ok` accepts.
+fn number(value: Value<'_>, text_ok: fn(&str) -> bool) -> Option<f64> {
+    match value {
+        Value::Number(x) => Some(x),
+        Value::Text(t) if text_ok(t.trim()) => t.trim().parse().ok(),
+        _ => None,
+    }
+}
+
+/// A choice field's value by the name its serde form gives it ("copy", "sgd", …).
+fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
+    use serde::de::IntoDeserializer;
+    let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
+        name.into_deserializer();
+    T::deserialize(d).ok()
 }
 
 /// A field's value as a page, a link or a file gives it.
@@ -472,36 +471,6 @@ fn is_decimal_text(t: &str) -> bool {
     mantissa_ok && exponent.is_none_or(is_whole_text)
 }
 
-impl TaskKind {
-    fn from_name(name: &str) -> TaskKind {
-        match name {
-            "reverse" => TaskKind::Reverse,
-            "translate" => TaskKind::Translate,
-            _ => TaskKind::Copy,
-        }
-    }
-}
-
-impl OptimizerKind {
-    fn from_name(name: &str) -> OptimizerKind {
-        if name == "sgd" {
-            OptimizerKind::Sgd
-        } else {
-            OptimizerKind::Adam
-        }
-    }
-}
-
-impl AttentionMode {
-    fn from_name(name: &str) -> AttentionMode {
-        if name == "uniform" {
-            AttentionMode::Uniform
-        } else {
-            AttentionMode::Learned
-        }
-    }
-}
-
 /// A rejected setting: which field, and what it must be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
@@ -522,7 +491,7 @@ impl fmt::Display for ConfigError {
     /// "Width H (hidden): must be a whole number from 1 to 1024, got 0": the field in words
     /// (where it is one), its key, what it must be.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match FIELDS.iter().find(|x| x.key == self.field) {
+        match field(&self.field) {
             Some(x) => write!(f, "{} ({}): {}", x.words, x.key, self.message),
             None => write!(f, "{}: {}", self.field, self.message),
         }

@@ -13,7 +13,9 @@ use attention_playground::config::{Config, PRESETS};
 use attention_playground::train::Trainer;
 use std::collections::HashMap;
 use std::ops::Range;
-use std::sync::atomic::{AtomicUsize, Ordering};
+
+mod common;
+use common::{num, parallel};
 
 const HELP: &str = "\
 lottery: one good attention head among eight (Snell et al. 2021, Section 5).
@@ -49,11 +51,6 @@ struct Args {
     jobs: usize,
 }
 
-fn num<T: std::str::FromStr>(s: &str, flag: &str) -> Result<T, String> {
-    s.parse()
-        .map_err(|_| format!("{flag}: not a valid number: {s:?}"))
-}
-
 fn parse_args() -> Result<Args, String> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     let mut a = Args {
@@ -70,11 +67,7 @@ fn parse_args() -> Result<Args, String> {
     };
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
-        let mut value = || {
-            it.next()
-                .map(String::as_str)
-                .ok_or(format!("{flag} needs a value"))
-        };
+        let mut value = || common::value(&mut it, flag);
         match flag.as_str() {
             "--help" | "-h" => {
                 print!("{HELP}");
@@ -171,33 +164,6 @@ fn train(mut t: Trainer, steps: u64) -> f32 {
         }
     }
     t.evaluate().token_accuracy
-}
-
-/// Runs `work(i)` for i in 0..n on `jobs` threads; the results in order of i.
-fn parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
-    let next = AtomicUsize::new(0);
-    let mut out: Vec<(usize, T)> = std::thread::scope(|scope| {
-        let handles: Vec<_> = (0..jobs.min(n))
-            .map(|_| {
-                scope.spawn(|| {
-                    let mut mine = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        if i >= n {
-                            break mine;
-                        }
-                        mine.push((i, work(i)));
-                    }
-                })
-            })
-            .collect();
-        handles
-            .into_iter()
-            .flat_map(|h| h.join().unwrap())
-            .collect()
-    });
-    out.sort_by_key(|(i, _)| *i);
-    out.into_iter().map(|(_, t)| t).collect()
 }
 
 /// A small deterministic choice of `k` distinct indices of `0..n` for trial `t`.

@@ -9,8 +9,10 @@ use attention_playground::metrics::{mean_agreement, shuffled_agreement};
 use attention_playground::rng::Rng;
 use attention_playground::train::{Evaluation, Trainer};
 use std::io::Write;
-use std::sync::{Arc, Mutex};
 use std::time::Instant;
+
+mod common;
+use common::{num, parallel};
 
 const HELP: &str = "\
 reproduce: train the copying experiment of Snell et al. (2021) on several seeds.
@@ -104,12 +106,6 @@ fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
     Ok(out)
 }
 
-fn num<T: std::str::FromStr>(s: &str, flag: &str) -> Result<T, String> {
-    s.trim()
-        .parse()
-        .map_err(|_| format!("{flag}: not a valid number: {s:?}"))
-}
-
 fn parse_args() -> Result<Args, String> {
     let argv: Vec<String> = std::env::args().skip(1).collect();
     // The preset comes first so that other flags override it, wherever they stand.
@@ -134,11 +130,7 @@ fn parse_args() -> Result<Args, String> {
     let mut shard = None;
     let mut it = argv.iter();
     while let Some(flag) = it.next() {
-        let mut value = || {
-            it.next()
-                .map(String::as_str)
-                .ok_or(format!("{flag} needs a value"))
-        };
+        let mut value = || common::value(&mut it, flag);
         let c = &mut args.config;
         match flag.as_str() {
             "--help" | "-h" => {
@@ -492,27 +484,16 @@ fn main() {
         c.attention, c.heads, c.bidirectional, args.steps, args.seeds
     );
     let with_uniform = args.uf_agreement.is_some();
-    let queue = Arc::new(Mutex::new(args.seeds.clone()));
-    let results = Arc::new(Mutex::new(Vec::new()));
-    std::thread::scope(|scope| {
-        for _ in 0..args.jobs.min(args.seeds.len()) {
-            let (queue, results) = (queue.clone(), results.clone());
-            let config = args.config.clone();
-            scope.spawn(move || loop {
-                let Some(seed) = queue.lock().unwrap().pop() else {
-                    break;
-                };
-                match run_seed(&config, seed, args.steps, with_uniform) {
-                    Ok(r) => results.lock().unwrap().push((seed, r)),
-                    Err(e) => {
-                        eprintln!("reproduce: {e}");
-                        std::process::exit(2);
-                    }
-                }
-            });
+    let mut results: Vec<(u64, SeedRun)> = parallel(args.seeds.len(), args.jobs, |i| {
+        let seed = args.seeds[i];
+        match run_seed(&args.config, seed, args.steps, with_uniform) {
+            Ok(r) => (seed, r),
+            Err(e) => {
+                eprintln!("reproduce: {e}");
+                std::process::exit(2);
+            }
         }
     });
-    let mut results = Arc::try_unwrap(results).ok().unwrap().into_inner().unwrap();
     results.sort_by_key(|(seed, _)| *seed);
 
     let mut out = output(&args.csv);

@@ -1,0 +1,46 @@
+//! What the command-line tools (`reproduce`, `lottery`) share: reading a flag's value and
+//! running independent jobs over threads.
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The value after `flag` on the command line.
+pub fn value<'a>(it: &mut std::slice::Iter<'a, String>, flag: &str) -> Result<&'a str, String> {
+    it.next()
+        .map(String::as_str)
+        .ok_or(format!("{flag} needs a value"))
+}
+
+/// A flag's value read as a number.
+pub fn num<T: std::str::FromStr>(s: &str, flag: &str) -> Result<T, String> {
+    s.trim()
+        .parse()
+        .map_err(|_| format!("{flag}: not a valid number: {s:?}"))
+}
+
+/// Runs `work(i)` for i in 0..n on `jobs` threads, each taking the next i when it is free;
+/// the results in order of i.
+pub fn parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync) -> Vec<T> {
+    let next = AtomicUsize::new(0);
+    let mut out: Vec<(usize, T)> = std::thread::scope(|scope| {
+        let handles: Vec<_> = (0..jobs.min(n))
+            .map(|_| {
+                scope.spawn(|| {
+                    let mut mine = Vec::new();
+                    loop {
+                        let i = next.fetch_add(1, Ordering::Relaxed);
+                        if i >= n {
+                            break mine;
+                        }
+                        mine.push((i, work(i)));
+                    }
+                })
+            })
+            .collect();
+        handles
+            .into_iter()
+            .flat_map(|h| h.join().unwrap())
+            .collect()
+    });
+    out.sort_by_key(|(i, _)| *i);
+    out.into_iter().map(|(_, t)| t).collect()
+}
