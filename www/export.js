@@ -5,6 +5,8 @@
 // and readers are pure (tests/unit/export.test.js runs them in Node); download, panel and
 // png need a page.
 
+import { quote } from './url.js';
+
 /** @typedef {import('./protocol.js').Snapshot} Snapshot */
 /** @typedef {import('./protocol.js').History} History */
 
@@ -148,7 +150,7 @@ function shown(v) {
   } catch {
     text = typeof v;
   }
-  return text.length <= 32 ? text : `${text.slice(0, 31)}…`;
+  return quote(text);
 }
 
 /**

@@ -41,6 +41,9 @@ export class Runs {
      * the one the user played past (or that came when the run was already beyond it). */
     /** @private */ this.announced = '';
     /** @private */ this.passed = '';
+    /** The budget the store's state gives the run on screen (its settings, preset, story
+     * step), kept with the state rather than read again at every message. @private */
+    this.claimed = this.claimOf(store.state);
     /** @readonly */ this.first = this.make();
     /** @type {Run | null} */ this.second = null;
     /** Whether the page is in sight (its tab shown and, embedded, scrolled into view):
@@ -49,6 +52,7 @@ export class Runs {
     /** @private @type {WeakMap<Run, string>} what each run was started on */
     this.started = new WeakMap();
     store.subscribe((s, prev) => {
+      this.claimed = this.claimOf(s);
       if (s.playing && !prev.playing) {
         // Play pressed anew: a run that stopped at a divergence goes on too, and one at its
         // budget goes past it.
@@ -103,10 +107,14 @@ export class Runs {
    * preset's (or story step's) budget, unless the settings are the user's own or the user
    * played past it. @returns {Budget | null} */
   budget() {
-    const s = this.store.state;
-    // The claims are over seeds: another seed keeps the budget.
-    const budget = this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    const budget = this.claimed;
     return budget && this.passed !== this.budgetKey(budget) ? budget : null;
+  }
+
+  /** The budget of state `s`: its preset's or story step's, none for settings of the user's
+   * own (the claims are over seeds: another seed keeps it). @private @param {State} s */
+  claimOf(s) {
+    return this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
   }
 
   /** @private @param {Budget} budget */

@@ -68,8 +68,8 @@ export function readLink(search, lab, presets) {
   // A story step's run is the link's default: its preset, contrast and speed apply unless
   // the link gives its own.
   const story = params.get('story');
-  const step = story !== null && WHOLE.test(story) && Number(story) >= 1 && Number(story) <= lab.story.length
-    ? storySetup(lab, Number(story) - 1) : null;
+  const asked = story === null ? null : parseView(lab, 'story', story);
+  const step = asked && 'value' in asked ? storySetup(lab, Number(asked.value) - 1) : null;
   if (step) link.preset = step.preset;
   const given = params.get('preset');
   const own = Object.hasOwn;

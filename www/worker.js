@@ -252,6 +252,14 @@ async function frame() {
   if (running) schedule(behind ? 0 : FRAME_MS - (performance.now() - start));
 }
 
+/** A playing run that waits at its limit goes on once it is below it: at once with what its
+ * frame has left, else at the next frame. */
+function leaveLimit() {
+  if (!running || timer || !trainer || trainer.step >= limit) return;
+  resume = frameCredit >= 1;
+  schedule(resume ? 0 : FRAME_MS);
+}
+
 function play() {
   if (running || dead || !trainer) return;
   running = true;
@@ -329,10 +337,7 @@ async function handle(msg) {
       break;
     case 'limit':
       limit = msg.step ?? Infinity;
-      if (running && !timer && trainer && trainer.step < limit) {
-        resume = frameCredit >= 1;
-        schedule(resume ? 0 : FRAME_MS);
-      }
+      leaveLimit();
       break;
     case 'lr': {
       const ok = guard('learning_rate', () => {
@@ -358,8 +363,7 @@ async function handle(msg) {
         post({ type: 'reset' });
       }
       sendSnapshot();
-      // A run that waited at its limit goes on from step 0.
-      if (running && !timer && trainer && trainer.step < limit) schedule(0);
+      leaveLimit();
       break;
     }
     case 'select':

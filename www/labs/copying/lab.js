@@ -45,6 +45,20 @@ const ACCURACIES = [
 /** Solid for the first run, dashed for the second. */
 const RUN_DASH = [[], [6, 4]];
 
+// From reproduce's runs of each preset over seeds 0–19 (0–4 at paper size, easy):
+// docs/reproducing.md. A preset with no such measurement has no budget.
+/** @type {Record<string, import('../index.js').Budget>} */
+const BUDGETS = {
+  'small-easy': { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in every one of 20 seeds (between steps 210 and 270)' },
+  'small-hard': { steps: 400, claim: 'within 400 steps the hard task reaches 99% token accuracy in only 8 of 20 seeds; most others stall with attention accuracy near 0' },
+  'small-uniform': { steps: 400, claim: 'within 400 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
+  'small-reverse': { steps: 400, claim: 'within 400 steps reversal reaches 99% token accuracy in 19 of 20 seeds (between steps 180 and 390), while attention accuracy stays near 0 in most of them' },
+  'small-translate': { steps: 400, claim: 'within 400 steps word translation reaches 99% token accuracy in every one of 20 seeds (between steps 240 and 370), KTIW accuracy passing 50% before attention accuracy in all of them' },
+  'small-heads': { steps: 600, claim: 'within 600 steps, with 8 heads 1 of 20 seeds of the hard task stays stuck (attention accuracy below 20%), against 4 of 20 with one head' },
+  easy: { steps: 200, claim: 'within 200 steps the paper-size easy task reaches 99% token accuracy in every seed tried (at step 40), as in the paper' },
+  hard: { steps: 200, claim: 'within 200 steps the paper-size hard task reaches 99% in 6 of 20 seeds; the others stall near 60% token accuracy, as in the paper' },
+};
+
 /** @param {number} x */
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
 
@@ -75,18 +89,7 @@ export const copying = {
     'paper-hard': 'hard',
   },
   defaultPreset: 'small-easy',
-  // From reproduce's runs of each preset over seeds 0–19 (0–4 at paper size, easy):
-  // docs/reproducing.md. A preset with no such measurement has no budget.
-  budgets: {
-    'small-easy': { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in every one of 20 seeds (between steps 210 and 270)' },
-    'small-hard': { steps: 400, claim: 'within 400 steps the hard task reaches 99% token accuracy in only 8 of 20 seeds; most others stall with attention accuracy near 0' },
-    'small-uniform': { steps: 400, claim: 'within 400 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
-    'small-reverse': { steps: 400, claim: 'within 400 steps reversal reaches 99% token accuracy in 19 of 20 seeds (between steps 180 and 390), while attention accuracy stays near 0 in most of them' },
-    'small-translate': { steps: 400, claim: 'within 400 steps word translation reaches 99% token accuracy in every one of 20 seeds (between steps 240 and 370), KTIW accuracy passing 50% before attention accuracy in all of them' },
-    'small-heads': { steps: 600, claim: 'within 600 steps, with 8 heads 1 of 20 seeds of the hard task stays stuck (attention accuracy below 20%), against 4 of 20 with one head' },
-    easy: { steps: 200, claim: 'within 200 steps the paper-size easy task reaches 99% token accuracy in every seed tried (at step 40), as in the paper' },
-    hard: { steps: 200, claim: 'within 200 steps the paper-size hard task reaches 99% in 6 of 20 seeds; the others stall near 60% token accuracy, as in the paper' },
-  },
+  budgets: BUDGETS,
   contrasts: {
     task: {
       label: 'easy vs hard task',
@@ -175,7 +178,7 @@ export const copying = {
       compare: 'heads',
       speed: 16,
       play: true,
-      budget: { steps: 600, claim: 'within 600 steps, 1 of 20 seeds of the hard task stays stuck with 8 heads, against 4 of 20 with one head' },
+      budget: BUDGETS['small-heads'],
     },
   ],
   metrics: [
