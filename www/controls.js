@@ -67,6 +67,8 @@ export function createControls({ store, runs, cores, actions }) {
   workers.replaceChildren(new Option('auto', 'auto'),
     ...Array.from({ length: Math.max(cores, 2) }, (_, i) => new Option(String(i + 1), String(i + 1))));
   workers.addEventListener('change', () => store.setView({ workers: workers.value === 'auto' ? 'auto' : Number(workers.value) }));
+  const seeds = select('seeds');
+  seeds.addEventListener('change', () => store.setView({ seeds: seeds.value }));
   const compare = select('compare');
   compare.replaceChildren(new Option('no', ''), ...Object.entries(lab.contrasts).map(([k, c]) => new Option(c.label, k)));
   compare.addEventListener('change', () => store.setView({ compare: compare.value }));
@@ -122,6 +124,7 @@ export function createControls({ store, runs, cores, actions }) {
     preset.value = store.custom() ? 'custom' : s.preset;
     workers.value = String(s.workers);
     compare.value = s.compare;
+    seedChoices(seeds, s.seeds);
     aligned.checked = s.aligned;
     cmap.value = s.colormap;
     theme.value = s.theme;
@@ -145,6 +148,17 @@ function speedSelect(store) {
   const speed = select('speed');
   speed.replaceChildren(...SPEEDS.map(([v, text]) => new Option(text, String(v))));
   speed.addEventListener('change', () => store.setView({ speed: Number(speed.value) }));
+}
+
+/** The sweep choices: one run, or a sweep of 8, 20, 50 or 100 seeds (and a link's own range).
+ * @param {HTMLSelectElement} seeds @param {string} value */
+function seedChoices(seeds, value) {
+  const values = ['', '8', '20', '50', '100'];
+  if (!values.includes(value)) values.push(value);
+  if (seeds.options.length !== values.length || ![...seeds.options].every((o, i) => o.value === values[i])) {
+    seeds.replaceChildren(...values.map((v) => new Option(v === '' ? 'one run' : /^\d+$/.test(v) ? `${v} seeds` : `seeds ${v}`, v)));
+  }
+  seeds.value = value;
 }
 
 /** The sequence and head choices of the run's settings. @param {Store} store @param {State} s */

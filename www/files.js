@@ -10,6 +10,7 @@ import {
 import { presetLabel } from './labs/index.js';
 import { quote } from './url.js';
 import { showStatus } from './controls.js';
+import { sweepCsv } from './sweep.js';
 
 /** @typedef {import('./export.js').SavedRun} SavedRun */
 /** @typedef {import('./store.js').Store} Store */
@@ -17,10 +18,10 @@ import { showStatus } from './controls.js';
 /** @typedef {import('./figures.js').Figures} Figures */
 
 /**
- * @param {{ store: Store, runs: Runs, figures: Figures, wasm: any, link: () => string,
- *   validate: import('./store.js').Validate }} o
+ * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps, figures: Figures, wasm: any,
+ *   link: () => string, validate: import('./store.js').Validate }} o
  */
-export function fileActions({ store, runs, figures, wasm, link, validate }) {
+export function fileActions({ store, runs, sweeps, figures, wasm, link, validate }) {
   const lab = store.lab;
   const metrics = lab.metrics.map((m) => m.key);
 
@@ -126,5 +127,16 @@ export function fileActions({ store, runs, figures, wasm, link, validate }) {
     }
   }
 
-  return { exportAs, openFile };
+  /** Downloads the sweep's CSV (each compared sweep's own file). */
+  function exportSweep() {
+    const seeds = store.state.seeds;
+    sweeps.sweeps.forEach((w, i) => {
+      const name = w.name ? `-${w.name.replace(/[^a-z0-9]+/gi, '-')}` : '';
+      const file = `attention-playground-${store.state.preset}${name}-seeds${seeds}-steps${w.steps}.csv`;
+      // Two downloads at once: the second a moment later, as browsers may drop it otherwise.
+      setTimeout(() => download(file, new Blob([sweepCsv(w.seeds, lab.sweep)], { type: 'text/csv' })), 300 * i);
+    });
+  }
+
+  return { exportAs, openFile, exportSweep };
 }

@@ -20,9 +20,9 @@ function summary(s, evaluations) {
 
 /**
  * Installs `window.__ap`.
- * @param {{ store: Store, runs: Runs, figures: Figures }} o
+ * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps, figures: Figures }} o
  */
-export function installTestHandle({ store, runs, figures }) {
+export function installTestHandle({ store, runs, sweeps, figures }) {
   /** The live run `i` (0: the first, 1: the compared one). @param {number} i */
   const live = (i) => /** @type {Run | undefined} */ (runs.all()[i]);
   /** @param {number} i */
@@ -71,6 +71,19 @@ export function installTestHandle({ store, runs, figures }) {
         out[name] = kind === 'f32[]' ? /** @type {Float32Array[]} */ (v).map((a) => Array.from(a)) : Array.from(/** @type {Float32Array} */ (v));
       }
       return out;
+    },
+    /** The sweeps (none, one, or two compared): each one's name, steps per seed, whether
+     * every seed is done, its summary (sweep.js) and each seed's evaluations. */
+    sweeps() {
+      const summaries = sweeps.summaries();
+      return sweeps.sweeps.map((w, i) => {
+        const { results, ...summary } = summaries[i];
+        return {
+          name: w.name, steps: w.steps, finished: w.seeds.every((r) => r.done), summary, results,
+          seconds: ((sweeps.endedAt ?? performance.now()) - sweeps.startedAt) / 1000,
+          seeds: w.seeds.map((r) => ({ seed: r.seed, step: r.step, done: r.done, failed: r.failed, evaluations: r.evaluations.map((e) => ({ ...e })) })),
+        };
+      });
     },
     /** Whether the figures show what the runs last sent. */
     drawn() {

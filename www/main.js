@@ -11,6 +11,8 @@ import { LABS, DEFAULT_LAB } from './labs/index.js';
 import { Store } from './store.js';
 import { quote, summarize } from './url.js';
 import { Runs } from './runs.js';
+import { Sweeps } from './sweeps.js';
+import { SweepPanel } from './sweep-panel.js';
 import { Figures } from './figures.js';
 import { createControls, showStatus, clearStatus, showPanic } from './controls.js';
 import { fileActions } from './files.js';
@@ -60,6 +62,8 @@ async function boot() {
   };
   const store = new Store(lab, wasm.presets(lab.name), validate, DEFAULT_LAB);
   const runs = new Runs({ store, variant, module, cores, onEvent, onBudget });
+  const sweeps = new Sweeps({ store, variant, module, cores, onChange: () => { panel.dirty = true; } });
+  const panel = new SweepPanel({ store, sweeps });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showAligned: store.state.aligned, hidden: parts.hidden });
   lab.explain(byId('explain-text'));
 
@@ -151,13 +155,14 @@ async function boot() {
 
   /** The link of the state, as an absolute URL. */
   const currentLink = () => new URL(store.link(), location.href).href;
-  const files = fileActions({ store, runs, figures, wasm, link: currentLink, validate });
+  const files = fileActions({ store, runs, sweeps, figures, wasm, link: currentLink, validate });
   createControls({
     store,
     runs,
     cores,
     actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f) },
   });
+  byId('sweep-csv').addEventListener('click', () => files.exportSweep());
 
   async function copyLink() {
     const link = currentLink();
@@ -191,6 +196,8 @@ async function boot() {
   watchVisibility(document.body, framed(), (visible) => {
     runs.visible = visible;
     runs.sync();
+    sweeps.visible = visible;
+    sweeps.sync(store.state);
   });
 
   problems.push(...store.readLink(location.search));
@@ -204,6 +211,7 @@ async function boot() {
       if (s.theme === 'auto') delete document.documentElement.dataset.theme;
       else document.documentElement.dataset.theme = s.theme;
       figures.invalidate();
+      panel.invalidate();
     }
     if (s.colormap !== prev.colormap) figures.views.setColormap(s.colormap);
     if (s.story !== prev.story || s.fresh !== prev.fresh || (s.playing && !prev.playing)) {
@@ -229,8 +237,11 @@ async function boot() {
   store.subscribe(follow);
   follow(store.state, { ...store.state, theme: 'auto', colormap: 'viridis', aligned: true });
   // The 'auto' theme follows the system's, which can change under the page.
-  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => figures.invalidate());
-  installTestHandle({ store, runs, figures });
+  window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
+    figures.invalidate();
+    panel.invalidate();
+  });
+  installTestHandle({ store, runs, sweeps, figures });
 }
 
 void boot();

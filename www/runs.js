@@ -112,9 +112,14 @@ export class Runs {
   }
 
   /** The budget of state `s`: its preset's or story step's, none for settings of the user's
-   * own (the claims are over seeds: another seed keeps it). @private @param {State} s */
+   * own (the claims are over seeds: another seed keeps it) unless a sweep is open.
+   * @private @param {State} s */
   claimOf(s) {
-    return this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    const budget = this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    if (budget || !s.seeds) return budget;
+    // A seed opened from a sweep of settings of the user's own stops where the sweep did.
+    const steps = this.lab.sweep.steps;
+    return { steps, claim: `the sweep beside it trains each seed for ${steps} steps` };
   }
 
   /** @private @param {Budget} budget */

@@ -124,7 +124,7 @@ export class Store {
   /** The link of the state (only what differs from the defaults). */
   link() {
     const s = this.state;
-    const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story };
+    const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story, seeds: s.seeds };
     return writeLink({ lab: s.lab, preset: s.preset, config: s.config, view, passthrough: s.passthrough },
       { defaultLab: this.defaultLab, lab: this.lab, presets: this.presets });
   }
@@ -158,11 +158,21 @@ export class Store {
     return null;
   }
 
-  /** View options (none of them changes the run's model).
-   * @param {Partial<Pick<State, 'speed' | 'workers' | 'seq' | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned'>>} patch */
+  /** View options (none of them changes the run's model; `seeds` opens or closes a sweep
+   * beside it, whose seeds are its own). @param {Partial<Pick<State, 'speed' | 'workers' | 'seq'
+   * | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned' | 'seeds'>>} patch */
   setView(patch) {
     if (patch.compare !== undefined && patch.compare !== '' && !Object.hasOwn(this.lab.contrasts, patch.compare)) return;
     this.update(patch);
+  }
+
+  /** Shows seed `seed` of the sweep as the run on screen: a new run of the settings with
+   * that seed, playing (its budget, or the sweep's steps, pauses it where the sweep did).
+   * @param {number} seed */
+  openSeed(seed) {
+    const r = this.validate({ ...this.state.config, seed });
+    if ('error' in r) return;
+    this.update({ config: r.config, viewing: null, playing: true, fresh: this.state.fresh + 1 });
   }
 
   /** Play or pause (what the user asked for; a run that diverges pauses it). @param {boolean} playing */

@@ -12,7 +12,7 @@
 //   written with the fewest digits that give back the same f32, so the run is the same bit
 //   for bit.
 // - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`,
-//   `story` step) when not the default. The worker count is part of the run's bits
+//   `story` step, `seeds` of a sweep) when not the default. The worker count is part of the run's bits
 //   (gradients are summed in another order).
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
 //   `hide`.
@@ -21,6 +21,7 @@ import { SPEEDS, DEFAULT_SPEED, THEMES, same } from './settings.js';
 import { VARIANTS } from './variant.js';
 import { colormapNames } from './views/colormap.js';
 import { storySetup } from './labs/index.js';
+import { parseSeeds, formatSeeds, SEEDS_RANGE } from './sweep.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
 
@@ -32,14 +33,15 @@ const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
- *   colormap: string, theme: string, compare: string, story: number }} View
+ *   colormap: string, theme: string, compare: string, story: number, seeds: string }} View
+ * `seeds`: a sweep's seed range as the link writes it (sweep.js), '' for one run.
  * @typedef {{ preset: string, overrides: Record<string, string>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link
  * `overrides`: the model's settings the link gives, as their text.
  */
 
 /** The default view. @type {View} */
-export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0 };
+export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0, seeds: '' };
 
 /**
  * Reads a query string for `lab`. Every key it cannot use is named in `problems` and
@@ -145,6 +147,7 @@ function parsePassthrough(key, raw) {
 const WORDS = /** @type {Record<string, string>} */ ({
   embed: 'Embed mode', autoplay: 'Play on load', speed: 'Speed, steps per frame', seq: 'Sequence shown', head: 'Head shown',
   workers: 'Workers', colormap: 'Colour map', theme: 'Theme', compare: 'Compare', story: 'Story step',
+  seeds: 'Seeds in a sweep',
 });
 
 /** A refusal of the page's key `key`: "Words (key): must be …, got “raw”".
@@ -181,6 +184,10 @@ function parseView(lab, key, raw) {
       return Object.hasOwn(lab.contrasts, raw) ? { value: raw } : refuse(key, `one of none, ${Object.keys(lab.contrasts).join(', ')}`, raw);
     case 'story':
       return int >= 1 && int <= lab.story.length ? { value: int } : refuse(key, `a step from 1 to ${lab.story.length}`, raw);
+    case 'seeds': {
+      const r = parseSeeds(raw);
+      return r ? { value: formatSeeds(r) } : refuse(key, SEEDS_RANGE, raw);
+    }
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : refuse(key, `one of ${THEMES.join(', ')}`, raw);
   }

@@ -36,6 +36,20 @@ import { copying } from './copying/lab.js';
  * (the run then pauses and the story says so), else null.
  */
 
+/**
+ * What a sweep (several seeds of one setting: sweep.js) reads of each seed's evaluations:
+ * the metric and threshold that count as learning the task, the metric below whose mark a
+ * seed counts as stalled once half its steps are trained, the metrics whose curves it
+ * draws, two metrics whose order of passing a mark it counts, the columns of its CSV (as
+ * the native `reproduce` writes them: a metric's key, the column's name, decimals) and the
+ * steps a seed trains when the preset has no budget.
+ * @typedef {{ success: { key: string, at: number, words: string },
+ *   stall: { key: string, below: number, words: string },
+ *   curves: { key: string, label: string }[],
+ *   order?: { first: string, then: string, at: number, words: string, names: [string, string] },
+ *   columns: { key: string, name: string, digits: number }[], steps: number }} SweepSpec
+ */
+
 /** An evaluation metric (a column of the run's history). @typedef {{ key: string, label: string, format(x: number): string }} Metric */
 
 /**
@@ -71,6 +85,7 @@ import { copying } from './copying/lab.js';
  * @property {string} defaultPreset
  * @property {Record<string, Budget>} budgets by preset (a preset without one trains on)
  * @property {Record<string, Contrast>} contrasts
+ * @property {SweepSpec} sweep
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
  * @property {(names: [string, string] | null) => ChartSpec[]} charts of one run, or of two compared

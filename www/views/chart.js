@@ -2,6 +2,8 @@
 // The line chart of training curves over steps (loss; accuracies): axes, legend, gaps for
 // non-finite values, decimation to the canvas width and the hover / touch readout.
 
+import { Colors } from './colors.js';
+
 /**
  * @typedef {object} ChartSeries
  * @property {string} key the property of each point that holds this series' value
@@ -146,9 +148,9 @@ export class LineChart {
     el('div', 'ap-chart-xtitle', root).textContent = xLabel;
 
     /** @private */ this.style = getComputedStyle(this.plot);
-    /** @private */ this.probe = el('span', 'ap-visually-hidden', root);
-    this.probe.setAttribute('aria-hidden', 'true');
-    /** @private */ this.probeStyle = getComputedStyle(this.probe);
+    /** Colours as the browser resolved them: its owner says when they change (invalidate():
+     * a theme, or the system's colour scheme). @private */
+    this.colors = new Colors(root);
 
     /** @private */ this.resizeObserver = new ResizeObserver((entries) => {
       const box = entries[entries.length - 1].contentRect;
@@ -158,10 +160,6 @@ export class LineChart {
     });
     this.resizeObserver.observe(this.plot);
 
-    /** Colours as the browser resolved them, by what was asked for: resolving one costs a
-     * style recalculation, and a chart draws every frame. Its owner says when they change
-     * (invalidate(): a theme, or the system's colour scheme).
-     * @private @type {Map<string, string>} */ this.resolved = new Map();
 
     this.onPointer = this.onPointer.bind(this);
     this.onLeave = this.onLeave.bind(this);
@@ -283,27 +281,15 @@ export class LineChart {
     this.canvas.setAttribute('aria-label', text);
   }
 
-  /**
-   * @private
-   * @param {string} color
-   */
+  /** @private @param {string} color */
   resolve(color) {
-    if (!color.includes('var(')) return color;
-    const known = this.resolved.get(color);
-    if (known) return known;
-    // The browser resolves it: custom properties, their fallbacks, and light-dark() against
-    // the color-scheme in use, which a custom property's raw text would not say.
-    this.probe.style.color = '';
-    this.probe.style.color = color;
-    const got = this.probeStyle.color || '#888';
-    this.resolved.set(color, got);
-    return got;
+    return this.colors.resolve(color);
   }
 
   /** The page's colours changed (its theme or the system's colour scheme): the next
    * drawing resolves them again. */
   invalidate() {
-    this.resolved.clear();
+    this.colors.clear();
     this.stale = true;
   }
 

@@ -110,6 +110,21 @@ export const copying = {
       names: (c) => (c.heads > 1 ? [`${c.heads} heads`, '1 head'] : ['1 head', `${MANY_HEADS} heads`]),
     },
   },
+  sweep: {
+    success: { key: 'token_accuracy', at: 0.99, words: 'reached 99% token accuracy' },
+    stall: { key: 'attention_accuracy', below: 0.2, words: 'attention accuracy below 20%' },
+    curves: [{ key: 'token_accuracy', label: 'token accuracy' }, { key: 'attention_accuracy', label: 'attention accuracy' }],
+    order: { first: 'ktiw_accuracy', then: 'attention_accuracy', at: 0.5, words: 'KTIW accuracy passed 50% before attention accuracy did', names: ['KTIW', 'attention'] },
+    columns: [
+      { key: 'loss', name: 'loss', digits: 6 },
+      { key: 'token_accuracy', name: 'token_acc', digits: 4 },
+      { key: 'attention_accuracy', name: 'attention_acc', digits: 4 },
+      { key: 'ktiw_accuracy', name: 'ktiw_acc', digits: 4 },
+      { key: 'ktiw_score', name: 'ktiw_score', digits: 4 },
+      { key: 'agreement', name: 'agreement', digits: 4 },
+    ],
+    steps: 400,
+  },
   story: [
     {
       title: 'Attention starts out flat',

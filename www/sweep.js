@@ -1,0 +1,144 @@
+// @ts-check
+// What a sweep says: one set of settings trained over a range of seeds (sweeps.js trains
+// them). Here, pure: the seed range of a link, each seed's outcome read from its
+// evaluations (reached the lab's success threshold, still learning, stalled), the sweep's
+// summary (how many reached it and when, the final values, which metric passed its mark
+// first) and its CSV, with the columns of `reproduce`'s. Node's tests run it
+// (tests/unit/sweep.test.js).
+
+/** @typedef {import('./export.js').Evaluation} Evaluation */
+/** @typedef {import('./labs/index.js').SweepSpec} SweepSpec */
+
+/** The seeds of a sweep: `from`, `from + 1`, …, `from + count − 1`. @typedef {{ from: number, count: number }} SeedRange */
+
+export const MIN_SEEDS = 2;
+export const MAX_SEEDS = 100;
+/** The largest first seed a range may have (the trainer's seeds go further). */
+const MAX_FROM = 999_999;
+
+/** The words a message gives for what `seeds` may be. */
+export const SEEDS_RANGE = `a count from ${MIN_SEEDS} to ${MAX_SEEDS} (seeds 0 to count − 1) or a range A-B of ${MIN_SEEDS} to ${MAX_SEEDS} seeds from 0 to ${MAX_FROM}`;
+
+/** A link's `seeds` value (`20`: seeds 0–19; `20-39`), or null if it is none.
+ * @param {string} raw @returns {SeedRange | null} */
+export function parseSeeds(raw) {
+  const count = /^\d{1,3}$/.exec(raw);
+  if (count) {
+    const n = Number(raw);
+    return n >= MIN_SEEDS && n <= MAX_SEEDS ? { from: 0, count: n } : null;
+  }
+  const range = /^(\d{1,6})-(\d{1,6})$/.exec(raw);
+  if (!range) return null;
+  const [a, b] = [Number(range[1]), Number(range[2])];
+  const n = b - a + 1;
+  return a <= MAX_FROM && n >= MIN_SEEDS && n <= MAX_SEEDS ? { from: a, count: n } : null;
+}
+
+/** A seed range as a link writes it (the shortest form). @param {SeedRange} r */
+export function formatSeeds(r) {
+  return r.from === 0 ? String(r.count) : `${r.from}-${r.from + r.count - 1}`;
+}
+
+/**
+ * A seed's outcome: `reached` the lab's success threshold; `stalled` below it with the
+ * lab's stall metric under its mark once half the steps are trained (the copying lab's:
+ * attention that has not found the diagonal); else `learning` (also a seed too young to
+ * tell); `waiting` before its first evaluation; `failed` if its run stopped.
+ * @typedef {'reached' | 'learning' | 'stalled' | 'waiting' | 'failed'} Outcome
+ */
+export const OUTCOMES = /** @type {const} */ (['reached', 'learning', 'stalled', 'waiting', 'failed']);
+
+/**
+ * One seed of a sweep as trained so far.
+ * @typedef {{ seed: number, evaluations: readonly Evaluation[], step: number, done: boolean,
+ *   failed: string | null }} SeedRun
+ */
+
+/**
+ * What a seed's run says, read with the lab's sweep spec.
+ * @typedef {{ seed: number, outcome: Outcome, reachedAt: number | null, value: number | null,
+ *   firstAt: number | null, thenAt: number | null, step: number, done: boolean }} SeedResult
+ * `value`: the success metric at the latest evaluation; `firstAt` / `thenAt`: the first
+ * evaluated step at which the spec's `order` metrics passed their mark (strictly).
+ */
+
+/** The first evaluated step at which `pass` holds. @param {readonly Evaluation[]} ev @param {(e: Evaluation) => boolean} pass */
+function firstStep(ev, pass) {
+  for (const e of ev) if (pass(e)) return e.step;
+  return null;
+}
+
+/**
+ * @param {SeedRun} run @param {SweepSpec} spec @param {number} steps the sweep's steps per seed
+ * @returns {SeedResult}
+ */
+export function seedResult(run, spec, steps) {
+  const ev = run.evaluations;
+  const { key, at } = spec.success;
+  // The metrics are f32 values: the threshold compared as the f32 the native tool uses.
+  const threshold = Math.fround(at);
+  const reachedAt = firstStep(ev, (e) => e[key] >= threshold);
+  const last = ev.at(-1);
+  const o = spec.order;
+  const firstAt = o ? firstStep(ev, (e) => e[o.first] > Math.fround(o.at)) : null;
+  const thenAt = o ? firstStep(ev, (e) => e[o.then] > Math.fround(o.at)) : null;
+  /** @type {Outcome} */
+  let outcome;
+  if (run.failed) outcome = 'failed';
+  else if (reachedAt !== null) outcome = 'reached';
+  else if (!last) outcome = 'waiting';
+  else {
+    const stall = spec.stall;
+    outcome = last.step >= steps / 2 && last[stall.key] < stall.below ? 'stalled' : 'learning';
+  }
+  return { seed: run.seed, outcome, reachedAt, value: last ? last[key] : null, firstAt, thenAt, step: run.step, done: run.done };
+}
+
+/** The median of a non-empty list (the mean of the middle two for an even count). @param {number[]} xs */
+function median(xs) {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+}
+
+/**
+ * The sweep so far: its seeds' results, how many are done, how many reached the threshold
+ * and the median step they did it at, each outcome's count, and in how many seeds where both
+ * order metrics passed their mark the first did strictly before the other.
+ * @param {readonly SeedRun[]} runs @param {SweepSpec} spec @param {number} steps
+ */
+export function summarize(runs, spec, steps) {
+  const results = runs.map((r) => seedResult(r, spec, steps));
+  const reached = results.filter((r) => r.reachedAt !== null);
+  const both = results.filter((r) => r.firstAt !== null && r.thenAt !== null);
+  /** @type {Record<Outcome, number>} */
+  const counts = { reached: 0, learning: 0, stalled: 0, waiting: 0, failed: 0 };
+  for (const r of results) counts[r.outcome]++;
+  return {
+    results,
+    total: runs.length,
+    done: runs.filter((r) => r.done).length,
+    reached: reached.length,
+    medianReachedAt: reached.length ? median(reached.map((r) => /** @type {number} */ (r.reachedAt))) : null,
+    counts,
+    orderBoth: both.length,
+    orderFirst: both.filter((r) => /** @type {number} */ (r.firstAt) < /** @type {number} */ (r.thenAt)).length,
+  };
+}
+
+/** @typedef {ReturnType<typeof summarize>} SweepSummary */
+
+/**
+ * The sweep's CSV: one row per seed and evaluation, seeds in order, with the columns of
+ * `reproduce`'s (the spec's `columns`, after `seed,step`) and its number formats.
+ * @param {readonly SeedRun[]} runs @param {SweepSpec} spec
+ */
+export function sweepCsv(runs, spec) {
+  const lines = [['seed', 'step', ...spec.columns.map((c) => c.name)].join(',')];
+  for (const r of [...runs].sort((a, b) => a.seed - b.seed)) {
+    for (const e of r.evaluations) {
+      lines.push([r.seed, e.step, ...spec.columns.map((c) => e[c.key].toFixed(c.digits))].join(','));
+    }
+  }
+  return `${lines.join('\n')}\n`;
+}

@@ -1,0 +1,184 @@
+// @ts-check
+// The sweeps the page trains, kept in step with the store: with `seeds` set, the store's
+// settings over that range of seeds and, in compare mode, the lab's contrast of them over
+// the same seeds. Every seed is a Run (run.js) of one worker; a pool of as many runs as
+// the machine has cores takes the seeds in turn (the two sweeps' alternately), each
+// training as fast as it can to the sweep's steps, and goes on with the next seed in the
+// same worker. It knows no model: the steps, the contrast and what a seed's evaluations
+// say are the lab's (sweep.js reads them).
+
+import { Run } from './run.js';
+import { parseSeeds, summarize } from './sweep.js';
+import { budgetOf } from './labs/index.js';
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./store.js').State} State */
+/** @typedef {import('./sweep.js').SeedRun} SeedRun */
+/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+
+/** Steps per frame a seed trains at: as fast as the worker can (settings.js SPEEDS' fastest). */
+const FULL_SPEED = 1000;
+
+/**
+ * The steps each seed of a sweep of state `s` trains: its preset's budget (or story step's),
+ * else the lab's default for a sweep.
+ * @param {Store} store @param {State} s
+ */
+export function sweepSteps(store, s) {
+  const budget = store.custom(['seed']) ? null : budgetOf(store.lab, s.preset, s.compare, s.story);
+  return budget?.steps ?? store.lab.sweep.steps;
+}
+
+/**
+ * One sweep: its name (in compare mode), settings, steps per seed and its seeds' runs so far.
+ * @typedef {{ name: string, config: Record<string, unknown>, steps: number, seeds: SeedRun[] }} Sweep
+ */
+
+export class Sweeps {
+  /**
+   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+   *   cores: number, onChange: () => void }} o `onChange`: a seed's run moved on
+   */
+  constructor({ store, variant, module, cores, onChange }) {
+    /** @private */ this.store = store;
+    /** @private */ this.cores = Math.max(1, cores);
+    /** @private */ this.onChange = onChange;
+    /** @private */ this.make = () => new Run({
+      lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module,
+      onEvent: (run, msg) => this.receive(run, msg),
+    });
+    /** The sweeps shown: none, one, or two compared. @type {Sweep[]} */
+    this.sweeps = [];
+    /** @private @type {Run[]} the pool */
+    this.pool = [];
+    /** @private @type {WeakMap<Run, SeedRun>} the seed each run of the pool trains */
+    this.job = new WeakMap();
+    /** @private @type {SeedRun[]} seeds not started yet, in the order they start */
+    this.queue = [];
+    /** @private @type {Map<SeedRun, Sweep>} */
+    this.owner = new Map();
+    /** @private */ this.key = '';
+    /** Whether the page is in sight (out of sight, nothing trains). */
+    this.visible = true;
+    /** When the current sweeps started, and when their last seed ended (ms, performance.now()). */
+    this.startedAt = 0;
+    /** @type {number | null} */ this.endedAt = null;
+    store.subscribe((s) => this.sync(s));
+  }
+
+  /** Whether every seed of every sweep is done. */
+  finished() {
+    return this.sweeps.length > 0 && this.sweeps.every((w) => w.seeds.every((r) => r.done));
+  }
+
+  /** Each sweep's summary (sweep.js). */
+  summaries() {
+    const spec = this.store.lab.sweep;
+    return this.sweeps.map((w) => summarize(w.seeds, spec, w.steps));
+  }
+
+  /** Brings the sweeps in line with the store's state: starts them afresh when their
+   * settings (the seed aside), seeds, contrast or steps change. @param {State} s */
+  sync(s) {
+    const range = s.seeds ? parseSeeds(s.seeds) : null;
+    if (!range) {
+      if (this.key) this.stop();
+      return;
+    }
+    const lab = this.store.lab;
+    const steps = sweepSteps(this.store, s);
+    const names = s.compare ? lab.contrasts[s.compare].names(s.config) : [''];
+    const configs = s.compare ? [s.config, lab.contrasts[s.compare].apply(s.config)] : [s.config];
+    const key = JSON.stringify({ configs: configs.map((c) => ({ ...c, seed: null })), range, steps });
+    if (key !== this.key) this.begin(key, configs, names, range.from, range.count, steps);
+    this.pace();
+  }
+
+  /** @private @param {string} key @param {Record<string, unknown>[]} configs @param {string[]} names
+   * @param {number} from @param {number} count @param {number} steps */
+  begin(key, configs, names, from, count, steps) {
+    this.key = key;
+    this.owner.clear();
+    this.sweeps = configs.map((config, i) => ({
+      name: names[i], config, steps,
+      seeds: Array.from({ length: count }, (_, k) => ({ seed: from + k, evaluations: [], step: 0, done: false, failed: null })),
+    }));
+    // Alternately, so that two compared sweeps fill in together.
+    this.queue = [];
+    for (let k = 0; k < count; k++) {
+      for (const w of this.sweeps) {
+        this.queue.push(w.seeds[k]);
+        this.owner.set(w.seeds[k], w);
+      }
+    }
+    const size = Math.min(this.cores, this.queue.length);
+    while (this.pool.length > size) /** @type {Run} */ (this.pool.pop()).stop();
+    while (this.pool.length < size) this.pool.push(this.make());
+    this.startedAt = performance.now();
+    this.endedAt = null;
+    for (const run of this.pool) this.next(run);
+    this.onChange();
+  }
+
+  /** Gives `run` the next seed in the queue, or leaves it idle. @private @param {Run} run */
+  next(run) {
+    const job = this.queue.shift();
+    if (!job) {
+      this.job.delete(run);
+      run.setPlaying(false);
+      if (this.finished() && this.endedAt === null) this.endedAt = performance.now();
+      return;
+    }
+    const w = /** @type {Sweep} */ (this.owner.get(job));
+    this.job.set(run, job);
+    const config = { ...w.config, seed: job.seed };
+    run.setSpeed(FULL_SPEED);
+    run.setLimit(w.steps);
+    // The same settings but the seed: the run's trainer starts again from that seed.
+    if (run.config && !run.dead && !run.failed && JSON.stringify({ ...run.config, seed: null }) === JSON.stringify({ ...config, seed: null })) {
+      run.reset(job.seed);
+    } else {
+      run.start(config, 1);
+    }
+  }
+
+  /** Plays the pool's busy runs while the page is in sight. @private */
+  pace() {
+    for (const run of this.pool) run.setPlaying(this.visible && this.job.has(run));
+  }
+
+  /** @private @param {Run} run @param {FromWorker} msg */
+  receive(run, msg) {
+    const job = this.job.get(run);
+    if (!job) return;
+    if (msg.type === 'snapshot') {
+      job.step = msg.step;
+      const done = msg.step >= (this.owner.get(job)?.steps ?? Infinity);
+      // What the panel shows changes with an evaluation (or the seed's end), not every frame.
+      if (!msg.history && !done) return;
+      job.evaluations = run.evaluations;
+      if (done) {
+        job.done = true;
+        this.next(run);
+      }
+    } else if (msg.type === 'diverged' || msg.type === 'panic' || (msg.type === 'error' && msg.where !== 'snapshot')) {
+      job.failed = msg.message;
+      job.done = true;
+      this.next(run);
+    } else {
+      return;
+    }
+    this.onChange();
+  }
+
+  /** Ends the sweeps and their workers. */
+  stop() {
+    for (const run of this.pool) run.stop();
+    this.pool = [];
+    this.queue = [];
+    this.sweeps = [];
+    this.owner.clear();
+    this.key = '';
+    this.onChange();
+  }
+}
