@@ -43,8 +43,8 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
- *   | { type: 'error', where: string, message: string }
- *   | { type: 'diverged', message: string, step: number }
+ *   | { type: 'error', where: string, message: string, generation?: number }
+ *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }
  *   | { type: 'reset' }
  *   | { type: 'lr', value: number }

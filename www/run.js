@@ -134,6 +134,8 @@ export class Run {
 
   /** @private @param {FromWorker} msg */
   receive(msg) {
+    // A divergence or an error of an earlier start (a reset or new settings since) is over.
+    if ((msg.type === 'diverged' || msg.type === 'error') && msg.generation !== undefined && msg.generation !== this.generation) return;
     if (msg.type === 'snapshot') {
       // A snapshot of an earlier start is dropped; the one shown stays until the new one comes.
       if (msg.generation !== this.generation) return;

@@ -76,12 +76,15 @@ export class Runs {
   }
 
   /** How many workers share each batch: all cores for large batches (the paper size), one
-   * for small ones, where a step is too short to win from splitting; never more than the
-   * batch has sequences. @param {Record<string, unknown>} config */
+   * for small ones, where a step is too short to win from splitting, and one beside a
+   * sweep; never more than the batch has sequences. @param {Record<string, unknown>} config */
   workersFor(config) {
     const w = this.store.state.workers;
     const batch = this.lab.batch(config);
     if (w !== 'auto') return Math.max(1, Math.min(w, batch));
+    // Beside a sweep (whose seeds train on one worker each), one worker: a seed opened from
+    // it is then the sweep's run bit for bit (the worker count changes the gradients' sums).
+    if (this.store.state.seeds) return 1;
     return batch >= 64 ? Math.max(1, Math.min(this.cores, 8)) : 1;
   }
 

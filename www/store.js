@@ -182,8 +182,8 @@ export class Store {
   }
 
   /**
-   * Shows story step `k` (0-based) and, when `apply`, sets its run up: its preset and
-   * contrast as a new run (a step that goes on with the one before keeps the run on screen
+   * Shows story step `k` (0-based) and, when `apply`, sets its run up: its preset,
+   * contrast and sweep as a new run (a step that goes on with the one before keeps the run on screen
    * when reached from that step), its speed, playing or not.
    * @param {number} k @param {boolean} [apply]
    */
@@ -196,8 +196,8 @@ export class Store {
     const patch = { story: k + 1, viewing: null };
     if (st.speed !== undefined) patch.speed = st.speed;
     if (!keep) {
-      const { preset, compare } = storySetup(this.lab, k);
-      Object.assign(patch, { preset, config: this.presets[preset], compare, fresh: this.state.fresh + 1 });
+      const { preset, compare, seeds } = storySetup(this.lab, k);
+      Object.assign(patch, { preset, config: this.presets[preset], compare, seeds, fresh: this.state.fresh + 1 });
     }
     patch.playing = st.play || (keep && this.state.playing);
     this.update(patch);

@@ -47,7 +47,7 @@ export class SweepPanel {
     const s = spec.success;
     setText(byId('sweep-legend'), `Curves coloured by outcome: ${s.words} (green); still learning (orange); stalled: below `
       + `${pct(s.at)} with ${spec.stall.words} once half the steps are trained (grey). The dashed line `
-      + `is ${pct(s.at)}; the dots below are each seed’s latest value. Click a curve, or choose one with the arrow keys and `
+      + `is ${pct(s.at)} for ${spec.curves[0].label}, 50% for the others; the dots below are each seed’s latest value. Click a curve, or choose one with the arrow keys and `
       + 'press Enter, to open that seed as the run on screen.');
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
@@ -84,7 +84,7 @@ export class SweepPanel {
     const spec = this.store.lab.sweep;
     names.forEach((name, i) => {
       const col = h('div', { class: 'sweep-column', 'data-sweep': i });
-      const head = h('p', { class: 'sweep-summary', 'aria-live': 'polite' });
+      const head = h('p', { class: 'sweep-summary' });
       col.append(h('h3', {}, name || 'Seeds'), head);
       const chart = new SweepChart(col, { title: '', onOpen: (seed) => this.open(seed) });
       const body = h('tbody');
@@ -124,6 +124,9 @@ export class SweepPanel {
     const key = this.metric.value || spec.curves[0].key;
     const label = spec.curves.find((c) => c.key === key)?.label ?? key;
     const summaries = this.sweeps.summaries();
+    // Said once, when the last seed ends (the summaries change too often to be read out live).
+    const said = this.sweeps.finished() ? `Sweep finished. ${summaries.map((sum, i) => `${this.sweeps.sweeps[i].name} ${this.words(sum)}`).join(' ')}` : '';
+    setText(byId('sweep-announce'), said);
     this.sweeps.sweeps.forEach((w, i) => {
       const sum = summaries[i];
       setText(this.parts.head[i], this.words(sum));
@@ -168,27 +171,36 @@ export class SweepPanel {
   seedWords(r) {
     const spec = this.store.lab.sweep;
     const now = r.value === null ? 'not evaluated yet' : `${pct(r.value)} at step ${r.step}`;
+    if (r.failed) return `stopped at step ${r.step}: ${r.failed}`;
     return r.outcome === 'reached'
       ? `${spec.success.words} at step ${r.reachedAt}; now ${now}`
       : `${OUTCOME[r.outcome].words}; ${now}`;
   }
 
-  /** The table of sweep `i`'s seeds, rewritten when a row changed. @private @param {number} i @param {SeedResult[]} results */
+  /** The table of sweep `i`'s seeds: a row per seed, made when the seeds change and
+   * rewritten cell by cell (a focused Open button keeps its focus).
+   * @private @param {number} i @param {SeedResult[]} results */
   table(i, results) {
-    const sig = JSON.stringify(results.map((r) => [r.outcome, r.reachedAt, r.value?.toFixed(3), r.firstAt, r.thenAt]));
-    if (sig === this.parts.rows[i]) return;
-    this.parts.rows[i] = sig;
-    const spec = this.store.lab.sweep;
-    this.parts.tables[i].replaceChildren(...results.map((r) => {
-      const open = h('button', { type: 'button', 'data-seed': r.seed }, 'Open');
-      open.addEventListener('click', () => this.open(r.seed));
-      let order = '';
-      if (spec.order && r.firstAt !== null && r.thenAt !== null) order = spec.order.names[r.firstAt < r.thenAt ? 0 : 1];
-      const tr = h('tr', { 'data-outcome': r.outcome },
-        h('td', {}, String(r.seed)), h('td', {}, OUTCOME[r.outcome].words),
-        h('td', {}, r.reachedAt === null ? '–' : String(r.reachedAt)),
-        h('td', {}, r.value === null ? '–' : pct(r.value)), h('td', {}, order), h('td', {}, open));
-      return tr;
-    }));
+    const body = this.parts.tables[i];
+    const seeds = results.map((r) => r.seed).join(',');
+    if (seeds !== this.parts.rows[i]) {
+      this.parts.rows[i] = seeds;
+      body.replaceChildren(...results.map((r) => {
+        const open = h('button', { type: 'button', 'data-seed': r.seed, 'aria-label': `Open seed ${r.seed}` }, 'Open');
+        open.addEventListener('click', () => this.open(r.seed));
+        return h('tr', {}, h('td', {}, String(r.seed)), h('td'), h('td'), h('td'), h('td'), h('td', {}, open));
+      }));
+    }
+    const order = this.store.lab.sweep.order;
+    results.forEach((r, k) => {
+      const tr = /** @type {HTMLTableRowElement} */ (body.rows[k]);
+      if (tr.dataset.outcome !== r.outcome) tr.dataset.outcome = r.outcome;
+      let first = '';
+      if (order && r.firstAt !== null && r.thenAt !== null) first = order.names[r.firstAt < r.thenAt ? 0 : 1];
+      const cells = [OUTCOME[r.outcome].words, r.reachedAt === null ? '–' : String(r.reachedAt), r.value === null ? '–' : pct(r.value), first];
+      cells.forEach((text, c) => setText(/** @type {HTMLElement} */ (tr.cells[c + 1]), text));
+      const why = r.failed ?? '';
+      if (tr.cells[1].title !== why) tr.cells[1].title = why;
+    });
   }
 }

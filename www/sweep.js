@@ -57,7 +57,7 @@ export const OUTCOMES = /** @type {const} */ (['reached', 'learning', 'stalled',
 /**
  * What a seed's run says, read with the lab's sweep spec.
  * @typedef {{ seed: number, outcome: Outcome, reachedAt: number | null, value: number | null,
- *   firstAt: number | null, thenAt: number | null, step: number, done: boolean }} SeedResult
+ *   firstAt: number | null, thenAt: number | null, step: number, done: boolean, failed: string | null }} SeedResult
  * `value`: the success metric at the latest evaluation; `firstAt` / `thenAt`: the first
  * evaluated step at which the spec's `order` metrics passed their mark (strictly).
  */
@@ -91,7 +91,7 @@ export function seedResult(run, spec, steps) {
     const stall = spec.stall;
     outcome = last.step >= steps / 2 && last[stall.key] < stall.below ? 'stalled' : 'learning';
   }
-  return { seed: run.seed, outcome, reachedAt, value: last ? last[key] : null, firstAt, thenAt, step: run.step, done: run.done };
+  return { seed: run.seed, outcome, reachedAt, value: last ? last[key] : null, firstAt, thenAt, step: run.step, done: run.done, failed: run.failed };
 }
 
 /** The median of a non-empty list (the mean of the middle two for an even count). @param {number[]} xs */

@@ -58,8 +58,9 @@ export class Sweeps {
     /** @private @type {Map<SeedRun, Sweep>} */
     this.owner = new Map();
     /** @private */ this.key = '';
-    /** Whether the page is in sight (out of sight, nothing trains). */
-    this.visible = true;
+    /** Whether the page is in sight (out of sight, nothing trains): a link opened in a
+     * tab in the background waits until it is shown. */
+    this.visible = !document.hidden;
     /** When the current sweeps started, and when their last seed ended (ms, performance.now()). */
     this.startedAt = 0;
     /** @type {number | null} */ this.endedAt = null;
@@ -126,7 +127,12 @@ export class Sweeps {
     if (!job) {
       this.job.delete(run);
       run.setPlaying(false);
-      if (this.finished() && this.endedAt === null) this.endedAt = performance.now();
+      if (this.finished()) {
+        this.endedAt ??= performance.now();
+        // Every seed is done: the workers go (a new sweep makes others).
+        for (const r of this.pool) r.stop();
+        this.pool = [];
+      }
       return;
     }
     const w = /** @type {Sweep} */ (this.owner.get(job));
@@ -140,6 +146,8 @@ export class Sweeps {
     } else {
       run.start(config, 1);
     }
+    // A run that stopped at a divergence was paused by it: the next seed plays.
+    run.setPlaying(this.visible);
   }
 
   /** Plays the pool's busy runs while the page is in sight. @private */

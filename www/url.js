@@ -67,8 +67,8 @@ export function readLink(search, lab, presets) {
   if (version !== null && version !== String(LINK_VERSION)) {
     problems.push(`Link format (v): must be ${LINK_VERSION}, got “${quote(version)}”; read as v=${LINK_VERSION}`);
   }
-  // A story step's run is the link's default: its preset, contrast and speed apply unless
-  // the link gives its own.
+  // A story step's run is the link's default: its preset, contrast, sweep and speed apply
+  // unless the link gives its own.
   const story = params.get('story');
   const asked = story === null ? null : parseView(lab, 'story', story);
   const step = asked && 'value' in asked ? storySetup(lab, Number(asked.value) - 1) : null;
@@ -100,6 +100,7 @@ export function readLink(search, lab, presets) {
   }
   if (step) {
     link.view.compare ??= step.compare;
+    if (step.seeds) link.view.seeds ??= step.seeds;
     if (step.speed !== undefined) link.view.speed ??= step.speed;
   }
   return link;
@@ -185,8 +186,9 @@ function parseView(lab, key, raw) {
     case 'story':
       return int >= 1 && int <= lab.story.length ? { value: int } : refuse(key, `a step from 1 to ${lab.story.length}`, raw);
     case 'seeds': {
+      if (raw === 'none') return { value: '' };
       const r = parseSeeds(raw);
-      return r ? { value: formatSeeds(r) } : refuse(key, SEEDS_RANGE, raw);
+      return r ? { value: formatSeeds(r) } : refuse(key, `none, ${SEEDS_RANGE}`, raw);
     }
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : refuse(key, `one of ${THEMES.join(', ')}`, raw);
@@ -206,7 +208,7 @@ export function writeLink(state, defaults) {
   // A story step's run is the default (readLink reads it so).
   const step = state.view.story > 0 ? storySetup(defaults.lab, state.view.story - 1) : null;
   /** @type {View} */
-  const view = step ? { ...DEFAULT_VIEW, compare: step.compare, speed: step.speed ?? DEFAULT_VIEW.speed } : DEFAULT_VIEW;
+  const view = step ? { ...DEFAULT_VIEW, compare: step.compare, seeds: step.seeds, speed: step.speed ?? DEFAULT_VIEW.speed } : DEFAULT_VIEW;
   if (state.preset !== (step?.preset ?? defaults.lab.defaultPreset)) out.set('preset', state.preset);
   const base = defaults.presets[state.preset] ?? {};
   for (const [key, value] of Object.entries(state.config)) {
@@ -214,7 +216,7 @@ export function writeLink(state, defaults) {
     out.set(key, formatValue(value));
   }
   for (const key of /** @type {(keyof View)[]} */ (Object.keys(DEFAULT_VIEW))) {
-    if (state.view[key] !== view[key]) out.set(key, key === 'compare' && state.view[key] === '' ? 'none' : String(state.view[key]));
+    if (state.view[key] !== view[key]) out.set(key, (key === 'compare' || key === 'seeds') && state.view[key] === '' ? 'none' : String(state.view[key]));
   }
   for (const [k, v] of state.passthrough ?? []) out.set(k, v);
   return `?${out}`;

@@ -82,9 +82,10 @@ const FRAME_MS = 1000 / 60;
 /** Time a frame may spend training at full speed, leaving room for the snapshot. */
 const BUDGET_MS = 12;
 
-/** @param {FromWorker} msg @param {Transferable[]} [transfer] */
+/** Posts `msg`; a divergence or an error carries the start it happened in, so that the
+ * page can drop one of an earlier start. @param {FromWorker} msg @param {Transferable[]} [transfer] */
 function post(msg, transfer) {
-  scope.postMessage(msg, transfer ?? []);
+  scope.postMessage(msg.type === 'diverged' || msg.type === 'error' ? { ...msg, generation } : msg, transfer ?? []);
 }
 
 /** Sends `msg` to every helper. @param {any} msg */

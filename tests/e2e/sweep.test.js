@@ -4,7 +4,8 @@
 // from a link shows stalled and successful seeds, the same ones at the same steps as the
 // native tool's (results/small-hard.md); a seed opened from the chart (by the pointer, and
 // by the keys) is the run of that seed, its first losses those of a single run of it; the
-// sweep's CSV has reproduce's columns; closing the sweep stops it.
+// sweep's CSV has reproduce's columns; closing the sweep stops it; two sweeps compared
+// (easy and hard task) train the same seeds side by side.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -125,6 +126,22 @@ test('a sweep of the small hard preset shows stalled and successful seeds, the n
   await page.locator('#sweep').waitFor({ state: 'hidden' });
   assert.deepEqual(await sweeps(page), []);
   assert.doesNotMatch(page.url(), /seeds=/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('two sweeps compared side by side: the easy and the hard task over the same seeds', async () => {
+  const { context, page, errors } = await open('?v=1&seeds=3&compare=task');
+  await finished(page);
+  const [easy, hard] = await sweeps(page);
+  assert.deepEqual([easy.name, hard.name], ['easy task', 'hard task']);
+  assert.deepEqual(easy.seeds.map((/** @type {any} */ s) => s.seed), [0, 1, 2]);
+  assert.deepEqual(hard.seeds.map((/** @type {any} */ s) => s.seed), [0, 1, 2]);
+  assert.equal(easy.summary.reached, 3, 'every easy seed copies');
+  const native = nativeHard();
+  assert.deepEqual(hard.results.map((/** @type {any} */ r) => r.reachedAt), [0, 1, 2].map((k) => native.get(k)), 'the hard seeds are reproduce’s');
+  assert.deepEqual(await page.locator('.sweep-column h3').allInnerTexts(), ['easy task', 'hard task']);
+  assert.equal(await page.locator('.sweep-column .ap-sweep-plot').count(), 2);
   assert.deepEqual(errors, []);
   await context.close();
 });

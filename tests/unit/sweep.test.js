@@ -48,7 +48,14 @@ test('a link names a bad seed range with the key in words and its range, and kee
   assert.equal(bad.preset, 'small-hard');
   assert.equal(bad.view.seeds, undefined);
   assert.equal(bad.problems.length, 1);
-  assert.match(bad.problems[0], /^Seeds in a sweep \(seeds\): must be a count from 2 to 100 .*, got “500”$/);
+  assert.match(bad.problems[0], /^Seeds in a sweep \(seeds\): must be none, a count from 2 to 100 .*, got “500”$/);
+  // A story step's sweep, closed, is written as none and read back so.
+  const story = copying.story.findIndex((st) => st.seeds) + 1;
+  assert.ok(story > 0, 'a story step opens a sweep');
+  const closed = readLink(`?v=1&story=${story}&seeds=none`, copying, presets);
+  assert.equal(closed.view.seeds, '');
+  assert.deepEqual(closed.problems, []);
+  assert.equal(readLink(`?v=1&story=${story}`, copying, presets).view.seeds, '20');
 });
 
 /** @param {number} step @param {number} token @param {number} [ktiw] @param {number} [attention] */

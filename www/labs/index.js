@@ -27,9 +27,10 @@ import { copying } from './copying/lab.js';
 
 /**
  * A step of the classroom story: the run it sets up and what to watch.
- * @typedef {{ title: string, text: string, preset: string, compare?: string, speed?: number,
+ * @typedef {{ title: string, text: string, preset: string, compare?: string, seeds?: string, speed?: number,
  *   play: boolean, keep?: boolean, budget?: Budget,
  *   point?: (latest: (Record<string, number> | undefined)[]) => string | null }} StoryStep
+ * `seeds`: a sweep of the step's run over these seeds beside it (sweep.js's seed range).
  * `keep`: go on with the run already on screen instead of starting the step's afresh.
  * `budget`: the step's own, instead of its preset's.
  * `point`: given each run's latest evaluation, what shows the step's point once it does
@@ -116,16 +117,16 @@ export function presetLabel(lab, name) {
 }
 
 /**
- * The run story step `k` (0-based) shows: the preset and contrast of the nearest step at or
- * before it that starts a run (a `keep` step goes on with its predecessor's), and its own
- * speed. A link to a step (`story=N`) opens this run.
- * @param {Lab} lab @param {number} k @returns {{ preset: string, compare: string, speed: number | undefined }}
+ * The run story step `k` (0-based) shows: the preset, contrast and sweep of the nearest step
+ * at or before it that starts a run (a `keep` step goes on with its predecessor's), and its
+ * own speed. A link to a step (`story=N`) opens this run.
+ * @param {Lab} lab @param {number} k @returns {{ preset: string, compare: string, seeds: string, speed: number | undefined }}
  */
 export function storySetup(lab, k) {
   let start = k;
   while (start > 0 && lab.story[start].keep) start--;
   const from = lab.story[start];
-  return { preset: from.preset, compare: from.compare ?? '', speed: lab.story[k].speed };
+  return { preset: from.preset, compare: from.compare ?? '', seeds: from.seeds ?? '', speed: lab.story[k].speed };
 }
 
 /** The budget of a run of `preset` compared by `compare` ('' for none), shown at story

@@ -43,7 +43,10 @@ export class SweepChart {
     /** @private */ this.readout = document.createElement('div');
     this.readout.className = 'ap-tooltip ap-chart-readout';
     this.readout.hidden = true;
-    this.plot.append(this.canvas, this.readout);
+    /** What the keys chose, read out. @private */ this.said = document.createElement('span');
+    this.said.className = 'ap-visually-hidden';
+    this.said.setAttribute('aria-live', 'polite');
+    this.plot.append(this.canvas, this.readout, this.said);
     this.root.append(caption, this.plot);
     /** @private */ this.g = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     /** @private */ this.colors = new Colors(this.root);
@@ -72,6 +75,8 @@ export class SweepChart {
   /** New curves (the owner gives new arrays when they change). @param {SweepChartData} data */
   update(data) {
     this.data = data;
+    const c = data.curves.find((k) => k.seed === this.hover);
+    if (c) this.readout.textContent = `seed ${c.seed}: ${c.words}`;
     this.draw();
     this.plot.setAttribute('aria-label', `${data.label} of ${data.curves.length} seeds over ${data.steps} steps; `
       + 'arrow keys choose a seed, Enter opens it');
@@ -202,11 +207,15 @@ export class SweepChart {
     const curves = this.data?.curves ?? [];
     if (!curves.length) return;
     const i = curves.findIndex((c) => c.seed === this.hover);
-    if (e.key === 'ArrowRight' || e.key === 'ArrowDown') this.choose(curves[(i + 1) % curves.length].seed);
-    else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') this.choose(curves[(i - 1 + curves.length) % curves.length].seed);
-    else if ((e.key === 'Enter' || e.key === ' ') && this.hover !== null) this.onOpen(this.hover);
-    else if (e.key === 'Escape') this.choose(null);
+    const n = curves.length;
+    if (e.key === 'ArrowRight' || e.key === 'ArrowDown') this.choose(curves[(i + 1) % n].seed);
+    else if (e.key === 'ArrowLeft' || e.key === 'ArrowUp') this.choose(curves[i < 0 ? n - 1 : (i - 1 + n) % n].seed);
+    else if (e.key === 'Enter' || e.key === ' ') {
+      // Space here is the chart's, never the page's play shortcut.
+      if (this.hover !== null) this.onOpen(this.hover);
+    } else if (e.key === 'Escape') this.choose(null);
     else return;
+    if (e.key.startsWith('Arrow')) this.said.textContent = this.readout.textContent;
     e.preventDefault();
     e.stopPropagation();
   }
@@ -221,7 +230,6 @@ export class SweepChart {
       this.readout.textContent = `seed ${c.seed}: ${c.words}`;
       this.readout.style.left = `${Math.min((x ?? PAD.left) + 10, Math.max(0, this.w - 200))}px`;
       this.readout.style.top = `${Math.max(0, (y ?? PAD.top) - 30)}px`;
-      this.plot.setAttribute('aria-description', `seed ${c.seed}: ${c.words}`);
     }
     this.plot.style.cursor = c ? 'pointer' : '';
     this.draw();
