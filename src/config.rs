@@ -282,6 +282,8 @@ const MAX_LEARNING_RATE: f64 = 100.0;
 
 /// The largest seed: 2^53 − 1, so that a seed is exact as a JS number and in a JSON file.
 pub const MAX_SEED: u64 = (1 << 53) - 1;
+/// The most attention heads a model may have.
+pub const MAX_HEADS: usize = 16;
 
 /// What values a field takes.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -369,7 +371,7 @@ pub const FIELDS: [Field; 14] = [
     Field {
         key: "heads",
         words: "Heads K",
-        range: Range::Whole(1, 16),
+        range: Range::Whole(1, MAX_HEADS as u64),
     },
     Field {
         key: "bidirectional",

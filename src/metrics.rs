@@ -2,6 +2,7 @@
 //! probe `β` with its accuracy and score, and the top-5% agreement of two matrices. They
 //! read a forward pass's workspace; they never change the model.
 
+use crate::config::MAX_HEADS;
 use crate::kernels::{add_bias_rows, math, matmul_nt, max_of};
 use crate::model::params::Tensors;
 use crate::model::{Seq2Seq, Workspace};
@@ -24,6 +25,9 @@ pub struct Evaluation {
     pub ktiw_score: f32,
     /// Top-5% agreement of `β` with `α`.
     pub agreement: f32,
+    /// Argmax of each head's own `α` on the aligned position, by head (0 beyond the
+    /// model's heads): which head found the diagonal.
+    pub head_attention: [f32; MAX_HEADS],
 }
 
 impl Evaluation {
@@ -58,6 +62,9 @@ impl Evaluation {
         self.ktiw_accuracy += w * other.ktiw_accuracy;
         self.ktiw_score += w * other.ktiw_score;
         self.agreement += w * other.agreement;
+        for (a, b) in self.head_attention.iter_mut().zip(&other.head_attention) {
+            *a += w * b;
+        }
     }
 }
 

@@ -5,7 +5,7 @@
 //! run ([`crate::train::Trainer`]). A run on one worker is one replica of one. How the
 //! gradients travel (messages between workers) is the page's business.
 
-use crate::config::{AttentionMode, Config, ConfigError};
+use crate::config::{AttentionMode, Config, ConfigError, MAX_HEADS};
 use crate::metrics::{
     aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, Evaluation, KtiwProbe,
 };
@@ -159,6 +159,12 @@ impl Evaluator {
         let ktiw_score = self
             .probe
             .run(model, &p, &self.ws, &self.batch, &mut self.beta);
+        let mut head_attention = [0.0; MAX_HEADS];
+        let per_head = self.alpha_mean.len();
+        for (k, acc) in head_attention.iter_mut().take(model.dims.heads).enumerate() {
+            let alpha = &self.ws.alpha[k * per_head..(k + 1) * per_head];
+            *acc = aligned_accuracy(alpha, &self.batch.aligned, ls);
+        }
         let evaluation = Evaluation {
             step,
             loss,
@@ -167,6 +173,7 @@ impl Evaluator {
             ktiw_accuracy: aligned_accuracy(&self.beta, &self.batch.aligned, ls),
             ktiw_score,
             agreement: mean_agreement(&self.alpha_mean, &self.beta, lt, ls),
+            head_attention,
         };
         EvaluationPart {
             evaluation,

@@ -293,6 +293,17 @@ impl Trainer {
         self.replica.shard()
     }
 
+    /// `α` averaged over heads (Be, Lt, Ls) and `β` (Be, Lt, Ls) of the whole evaluation
+    /// batch, as of the last evaluation.
+    pub fn evaluation_maps(&self) -> (&[f32], &[f32]) {
+        let e = &self.evaluations;
+        let contiguous = "the evaluation maps are contiguous";
+        (
+            e.alpha_mean.as_slice().expect(contiguous),
+            e.beta.as_slice().expect(contiguous),
+        )
+    }
+
     /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
     pub fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
         let e = &self.evaluations;

@@ -213,6 +213,42 @@ fn attention_and_ktiw_matrices_have_the_evaluation_shape() {
     }
 }
 
+/// Each head's attention accuracy is the share of target steps whose argmax over that
+/// head's own `α` is the aligned position, over the whole evaluation batch; one head's is
+/// the run's attention accuracy, and heads the model does not have count 0.
+#[test]
+fn each_heads_attention_accuracy_is_its_own_maps() {
+    for heads in [1, 3] {
+        let mut t = Trainer::new(Config { heads, ..small(4) }).unwrap();
+        for _ in 0..30 {
+            t.step().unwrap();
+        }
+        let e = t.latest();
+        let b = t.eval_batch();
+        let (lt, ls) = (b.tgt_len, b.src_len);
+        for k in 0..heads {
+            let mut hits = 0;
+            for seq in 0..b.batch {
+                let a = t.attention(seq, Some(k));
+                for (row, &want) in a.chunks_exact(ls).zip(&b.aligned) {
+                    let best = (0..ls).fold(0, |m, s| if row[s] > row[m] { s } else { m });
+                    hits += usize::from(best == want as usize);
+                }
+            }
+            let want = hits as f32 / (b.batch * lt) as f32;
+            assert!(
+                (e.head_attention[k] - want).abs() < 1e-6,
+                "head {k}: {} against {want}",
+                e.head_attention[k]
+            );
+        }
+        if heads == 1 {
+            assert_eq!(e.head_attention[0], e.attention_accuracy);
+        }
+        assert!(e.head_attention[heads..].iter().all(|&x| x == 0.0));
+    }
+}
+
 /// A run shared by two replicas, driven by the calls the page's workers make through the
 /// wasm facade (www/worker.js, www/helper.js): each replica computes its rows' weighted
 /// gradient, the leader sums them, every replica applies the sum, and an evaluation due is

@@ -12,9 +12,10 @@ import { byId, setText } from './dom.js';
 /** @typedef {import('./export.js').Evaluation} Evaluation */
 
 /**
- * What to draw: each shown run's latest snapshot, its evaluations and its name.
+ * What to draw: each shown run's latest snapshot, its evaluations and its name, the
+ * contrast they are compared by ('' for none), and the contrast's paired measurements.
  * @typedef {{ runs: { snapshot: import('./protocol.js').Snapshot, evaluations: readonly Evaluation[], name: string }[],
- *   names: [string, string] | null }} Shown
+ *   names: [string, string] | null, compare: string, paired: readonly Evaluation[] }} Shown
  */
 
 /** With reduced motion, the views change at most this often (ms) instead of every frame. */
@@ -22,10 +23,12 @@ const CALM_REDRAW_MS = 500;
 
 /**
  * One chart point per evaluated step with both runs' metrics: the first run's under their
- * own keys, the second's with the suffix `_b`; a step only one run reached has gaps.
+ * own keys, the second's with the suffix `_b`, and the pair's measurements under theirs; a
+ * step only one run reached has gaps.
  * @param {readonly Evaluation[]} a @param {readonly Evaluation[]} b @param {readonly string[]} keys
+ * @param {readonly Evaluation[]} [paired]
  */
-export function mergeHistories(a, b, keys) {
+export function mergeHistories(a, b, keys, paired = []) {
   /** @type {Map<number, Evaluation>} */
   const at = new Map();
   const row = (/** @type {number} */ step) => {
@@ -42,6 +45,7 @@ export function mergeHistories(a, b, keys) {
   };
   for (const e of a) for (const k of keys) row(e.step)[k] = e[k];
   for (const e of b) for (const k of keys) row(e.step)[`${k}_b`] = e[k];
+  for (const e of paired) Object.assign(row(e.step), e);
   return [...at.values()].sort((x, y) => x.step - y.step);
 }
 
@@ -62,7 +66,7 @@ export class Figures {
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
     /** @private */ this.lastDraw = -Infinity;
-    /** @private @type {{ a: readonly Evaluation[], b: readonly Evaluation[], points: Evaluation[] } | null} */
+    /** @private @type {{ a: readonly Evaluation[], b: readonly Evaluation[], paired: readonly Evaluation[], points: Evaluation[] } | null} */
     this.merged = null;
     /** @private */ this.reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     const frame = (/** @type {number} */ now) => {
@@ -70,19 +74,19 @@ export class Figures {
       this.draw(now);
     };
     requestAnimationFrame(frame);
-    this.syncCharts(null);
+    this.syncCharts(null, '');
   }
 
   /** The charts of one run or of two compared, made anew when that changes.
-   * @private @param {[string, string] | null} names */
-  syncCharts(names) {
-    const key = JSON.stringify(names);
+   * @private @param {[string, string] | null} names @param {string} compare */
+  syncCharts(names, compare) {
+    const key = JSON.stringify([names, compare]);
     if (key === this.chartNames) return;
     this.chartNames = key;
     for (const c of this.charts) c.destroy();
     const box = byId('charts');
     box.replaceChildren();
-    const specs = this.lab.charts(names);
+    const specs = this.lab.charts(names, compare);
     this.chartIds = specs.map((spec) => spec.id);
     this.charts = specs.map((spec) => {
       const div = document.createElement('div');
@@ -101,15 +105,16 @@ export class Figures {
     return i >= 0 ? this.charts[i].toCanvas() : null;
   }
 
-  /** The charts' points: one run's evaluations, or both runs' merged (made anew only when
-   * either changes, so that the charts redraw only then).
-   * @private @param {readonly Evaluation[]} a @param {readonly Evaluation[] | undefined} b */
-  points(a, b) {
+  /** The charts' points: one run's evaluations, or both runs' merged with the pair's
+   * measurements (made anew only when one of them changes, so that the charts redraw only
+   * then). @private @param {readonly Evaluation[]} a @param {readonly Evaluation[] | undefined} b
+   * @param {readonly Evaluation[]} paired */
+  points(a, b, paired) {
     if (!b) return a;
     const m = this.merged;
-    if (m?.a === a && m.b === b) return m.points;
-    const points = mergeHistories(a, b, this.lab.metrics.map((x) => x.key));
-    this.merged = { a, b, points };
+    if (m?.a === a && m.b === b && m.paired === paired) return m.points;
+    const points = mergeHistories(a, b, this.lab.metrics.map((x) => x.key), paired);
+    this.merged = { a, b, paired, points };
     return points;
   }
 
@@ -129,11 +134,11 @@ export class Figures {
     if (this.reducedMotion.matches && a.snapshot.running && now - this.lastDraw < CALM_REDRAW_MS) return;
     this.lastDraw = now;
     this.dirty = false;
-    this.syncCharts(shown.names);
+    this.syncCharts(shown.names, shown.compare);
     /** @type {LabFrame} */
     const frame = { runs: shown.runs.map((r) => ({ snapshot: r.snapshot, evaluation: r.evaluations.at(-1), name: r.name })) };
     this.views.update(frame);
-    for (const c of this.charts) c.update(this.points(a.evaluations, b?.evaluations));
+    for (const c of this.charts) c.update(this.points(a.evaluations, b?.evaluations, shown.paired));
     setText(byId('step'), String(a.snapshot.step));
     setText(byId('rate'), a.snapshot.running ? a.snapshot.stepsPerSecond.toFixed(0) : '–');
   }

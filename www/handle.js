@@ -85,6 +85,19 @@ export function installTestHandle({ store, runs, sweeps, figures }) {
         };
       });
     },
+    /** The compared runs' paired measurements (the `attention` contrast's top-5% agreement
+     * of the learned α with β^uf: `{ step, uf, uf_shuffled }`), oldest first. */
+    paired() {
+      return runs.paired.map((e) => ({ ...e }));
+    },
+    /** Live run `i`'s latest evaluation with its whole evaluation batch's maps, as arrays
+     * (while a comparison measures the pair): `{ step, shape, alpha, beta }`, or null. @param {number} [i] */
+    evaluationMaps(i = 0) {
+      const e = live(i)?.evaluated;
+      if (!e) return null;
+      const s = /** @type {any} */ (e.snapshot);
+      return { step: e.step, shape: { ...s.shape }, alpha: Array.from(s.evaluationAlpha ?? []), beta: Array.from(s.evaluationBeta ?? []) };
+    },
     /** Whether the figures show what the runs last sent. */
     drawn() {
       return !figures.dirty;

@@ -61,7 +61,7 @@ async function boot() {
     }
   };
   const store = new Store(lab, wasm.presets(lab.name), validate, DEFAULT_LAB);
-  const runs = new Runs({ store, variant, module, cores, onEvent, onBudget });
+  const runs = new Runs({ store, variant, module, wasm, cores, onEvent, onBudget });
   const sweeps = new Sweeps({ store, variant, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showAligned: store.state.aligned, hidden: parts.hidden });
@@ -70,14 +70,14 @@ async function boot() {
   /** What the figures draw: a saved run being viewed, else the live runs. @returns {Shown | null} */
   function shown() {
     const s = store.state;
-    if (s.viewing) return { runs: [{ snapshot: s.viewing.shown, evaluations: s.viewing.evaluations, name: '' }], names: null };
+    if (s.viewing) return { runs: [{ snapshot: s.viewing.shown, evaluations: s.viewing.evaluations, name: '' }], names: null, compare: '', paired: [] };
     const a = runs.first.latest;
     if (!a) return null;
     const names = runs.names();
     const list = [{ snapshot: a, evaluations: runs.first.evaluations, name: names?.[0] ?? '' }];
     const b = runs.second?.latest;
     if (b && runs.second && names) list.push({ snapshot: b, evaluations: runs.second.evaluations, name: names[1] });
-    return { runs: list, names };
+    return { runs: list, names, compare: s.compare, paired: runs.paired };
   }
 
   /** What a run said. @type {import('./runs.js').RunsEvents} */
@@ -140,7 +140,7 @@ async function boot() {
     const step = s.story > 0 ? lab.story[s.story - 1] : undefined;
     const key = `${s.story} ${runs.first.generation}`;
     if (!step?.point || !s.playing || pointSaid === key) return;
-    const said = step.point(runs.all().map((r) => r.evaluations.at(-1)));
+    const said = step.point(runs.all().map((r) => r.evaluations.at(-1)), runs.paired.at(-1));
     if (!said) return;
     pointSaid = key;
     store.setPlaying(false);

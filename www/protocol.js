@@ -19,7 +19,8 @@
  * One frame of a run, posted by the trainer (src/wasm/): the step, the settings as the
  * trainer has them, the selected evaluation sequence and head, the lab's shapes and typed
  * arrays of them (the lab's `arrays` name them: labs/index.js), the history when it changed
- * since the last snapshot, the replicas that share its batches (`workers`), the wasm
+ * since the last snapshot (with, when asked for, the whole evaluation batch's maps: the
+ * copying lab's `evaluationAlpha` and `evaluationBeta`), the replicas that share its batches (`workers`), the wasm
  * memory's size, and the worker's fields (`running`,
  * `stepsPerSecond`, `generation`).
  * @typedef {{ type: 'snapshot', lab: string, generation: number, step: number, loss: number,
@@ -35,6 +36,7 @@
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'lr', value: number } | { type: 'limit', step: number | null }
  *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }
+ *   | { type: 'evaluation-maps', on: boolean }
  *   | { type: 'get-params' } | { type: 'get-losses' }
  *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number, generation: number }
  *   | { type: 'debug-panic' }} ToWorker

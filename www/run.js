@@ -44,6 +44,10 @@ export class Run {
     /** The run's evaluations, oldest first (every recent one, a thinned record before). @type {Evaluation[]} */
     this.evaluations = [];
     /** @type {{ stride: number, recentFrom: number }} */ this.resolution = { stride: 1, recentFrom: 0 };
+    /** The latest snapshot that carried its whole evaluation batch's maps (asked for with
+     * `setEvaluationMaps`), and the step of that evaluation. @type {{ step: number, snapshot: Snapshot } | null} */
+    this.evaluated = null;
+    /** @private */ this.evaluationMaps = false;
     /** Stopped by a panic: only a fresh start goes on. */
     this.dead = false;
     /** @private */ this.speed = 4;
@@ -111,6 +115,7 @@ export class Run {
     w.postMessage(init, ports);
     this.send({ type: 'select', ...this.selection });
     if (this.limit !== null) this.send({ type: 'limit', step: this.limit });
+    if (this.evaluationMaps) this.send({ type: 'evaluation-maps', on: true });
   }
 
   /** @private */
@@ -143,6 +148,8 @@ export class Run {
       if (msg.history) {
         this.evaluations = evaluationsOf(msg.history, this.metrics);
         this.resolution = { stride: msg.history.stride, recentFrom: msg.history.recentFrom };
+        const last = this.evaluations.at(-1);
+        if (this.evaluationMaps && last) this.evaluated = { step: last.step, snapshot: msg };
       }
     } else if (msg.type === 'panic') {
       this.dead = true;
@@ -221,6 +228,15 @@ export class Run {
   setLearningRate(value) {
     if (this.config) this.config = { ...this.config, learning_rate: value };
     this.send({ type: 'lr', value });
+  }
+
+  /** Whether snapshots with a new evaluation carry the whole evaluation batch's maps.
+   * @param {boolean} on */
+  setEvaluationMaps(on) {
+    if (on === this.evaluationMaps) return;
+    this.evaluationMaps = on;
+    if (!on) this.evaluated = null;
+    this.send({ type: 'evaluation-maps', on });
   }
 
   /** The evaluation sequence and head whose maps the snapshots carry. @param {number} seq @param {number} head */

@@ -17,14 +17,24 @@ import { budgetOf } from './labs/index.js';
 
 /** @typedef {(which: 'first' | 'second', run: Run, msg: FromWorker) => void} RunsEvents */
 
+/** The paired measurements kept before the older half is thinned. */
+const PAIRED_MAX = 2000;
+
 export class Runs {
   /**
    * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
-   *   cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void }} o
+   *   wasm: any, cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void }} o
+   * `wasm`: the page's instance of the module (a contrast's paired measurement uses it);
    * `onBudget`: the first run reached its budget, playing (the page pauses and says so).
    */
-  constructor({ store, variant, module, cores, onEvent, onBudget }) {
+  constructor({ store, variant, module, wasm, cores, onEvent, onBudget }) {
     /** @private */ this.store = store;
+    /** @private */ this.wasm = wasm;
+    /** The contrast's paired measurement at each evaluation both runs made, oldest first
+     * (every one up to PAIRED_MAX, then every other one of the older half: bounded).
+     * @type {import('./export.js').Evaluation[]} */
+    this.paired = [];
+    /** @private */ this.pairedOf = '';
     /** @private */ this.lab = store.lab;
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
@@ -34,6 +44,7 @@ export class Runs {
       onEvent: (run, msg) => {
         // A new step, or a run that stopped (which the other must no longer wait for).
         this.pace();
+        if (msg.type === 'snapshot' && msg.history) this.pair();
         this.onEvent(run === this.first ? 'first' : 'second', run, msg);
       },
     });
@@ -98,12 +109,50 @@ export class Runs {
       this.second.stop();
       this.second = null;
     }
+    const paired = Boolean(s.compare && this.lab.contrasts[s.compare].paired);
+    if (!paired) this.paired = [];
     for (const run of this.all()) {
+      run.setEvaluationMaps(paired);
       run.setSpeed(s.speed);
       run.select(s.seq, s.head);
       if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
     }
     this.pace();
+  }
+
+  /**
+   * Measures the two runs together (the contrast's `paired`) once both have evaluated the
+   * same step with their whole evaluation batch's maps; starts the series afresh when
+   * either run starts again.
+   * @private
+   */
+  pair() {
+    const s = this.store.state;
+    const paired = s.compare ? this.lab.contrasts[s.compare].paired : undefined;
+    const [a, b] = [this.first, this.second];
+    if (!paired || !b) return;
+    const runs = `${a.generation} ${b.generation}`;
+    if (!this.pairedOf.startsWith(`${runs} `)) {
+      this.paired = [];
+      this.pairedOf = `${runs} `;
+    }
+    const [ea, eb] = [a.evaluated, b.evaluated];
+    if (!ea || !eb || ea.step !== eb.step || ea.snapshot.generation !== a.generation || eb.snapshot.generation !== b.generation) return;
+    const key = `${runs} ${ea.step}`;
+    if (this.pairedOf === key) return;
+    let values;
+    try {
+      values = paired.measure(this.wasm, ea.snapshot, eb.snapshot);
+    } catch {
+      return; // a snapshot sent before its worker was asked for the maps: the next has them
+    }
+    this.pairedOf = key;
+    let points = this.paired;
+    if (points.length >= PAIRED_MAX) {
+      const half = points.length >> 1;
+      points = [...points.slice(0, half).filter((_, i) => i % 2 === 0), ...points.slice(half)];
+    }
+    this.paired = [...points, { step: ea.step, ...values }];
   }
 
   /** The steps the run on screen trains for, playing, before it pauses and says why: its

@@ -34,6 +34,9 @@ let limit = Infinity;
 let resume = false;
 let seq = 0;
 let head = -1;
+/** Whether a snapshot with a new evaluation carries the whole evaluation batch's maps (a
+ * comparison that measures the two runs together asks for them). */
+let evaluationMaps = false;
 /** The run's generation (run.js numbers each new start; snapshots carry it). */
 let generation = 0;
 /** The history version the page has (−1: send it whole with the next snapshot). */
@@ -155,7 +158,7 @@ function sendSnapshot() {
   const [t0, s0] = rate[0];
   const stepsPerSecond = now > t0 ? ((trainer.step - s0) * 1000) / (now - t0) : 0;
   const fields = { type: 'snapshot', running, stepsPerSecond, generation };
-  const version = guard('snapshot', () => trainer.postSnapshot({ seq, head, history: sentHistory }, fields));
+  const version = guard('snapshot', () => trainer.postSnapshot({ seq, head, history: sentHistory, evaluationMaps }, fields));
   if (version !== undefined) sentHistory = version;
 }
 
@@ -367,6 +370,12 @@ async function handle(msg) {
       leaveLimit();
       break;
     }
+    case 'evaluation-maps':
+      evaluationMaps = msg.on;
+      // The next snapshot carries the latest evaluation again, with its maps.
+      if (evaluationMaps) sentHistory = -1;
+      sendSnapshot();
+      break;
     case 'select':
       seq = msg.seq;
       head = msg.head;

@@ -2,11 +2,12 @@
 //! (`α`, `β` and each head's `α` of one evaluation sequence, with its tokens and alignment)
 //! and its evaluation parts, as JS objects of typed arrays.
 
-use super::js::{error, get, refusal, set, to_js, transfer_list};
+use super::js::{error, get, refusal, set, to_js, transfer_list, whole_of};
 use super::lab::{Lab, LabReplica, LabRun};
 use crate::config::{Config, ConfigError, Value, PRESETS};
-use crate::metrics::Evaluation;
+use crate::metrics::{mean_agreement, shuffled_agreement, Evaluation};
 use crate::parallel::{check_params, EvaluationPart, Replica};
+use crate::rng::Rng;
 use crate::series::Series;
 use crate::train::Trainer;
 use js_sys::{Array, Float32Array, Float64Array, Object, Uint32Array};
@@ -267,8 +268,48 @@ fn snapshot(t: &Trainer, request: &JsValue) -> Result<(Object, Array, u64), JsEr
         let (history, columns) = history(t)?;
         set(&snap, "history", &history)?;
         transfer = transfer.concat(&transfer_list(&columns.iter().collect::<Vec<_>>()));
+        // With a new evaluation, if asked: the whole evaluation batch's maps.
+        if get(request, "evaluationMaps").is_truthy() {
+            let (alpha, beta) = t.evaluation_maps();
+            let maps: [JsValue; 2] = [
+                Float32Array::from(alpha).into(),
+                Float32Array::from(beta).into(),
+            ];
+            set(&snap, "evaluationAlpha", &maps[0])?;
+            set(&snap, "evaluationBeta", &maps[1])?;
+            transfer = transfer.concat(&transfer_list(&maps.iter().collect::<Vec<_>>()));
+        }
     }
     Ok((snap, transfer, version))
+}
+
+/// The stream of the shuffles of [`copying_agreement`]'s baseline.
+const SHUFFLE_STREAM: u64 = 0x5417_ff1e;
+
+/// The top-5% agreement (SCIENCE.md 1.4) of maps `a` with maps `b`, each (B, Lt, Ls),
+/// averaged over the B sequences, and the same with every row of `b` shuffled over the
+/// source positions (chance), the shuffles drawn from `seed`: `[agreement, shuffled]`.
+#[wasm_bindgen(js_name = copyingAgreement)]
+pub fn copying_agreement(
+    a: &[f32],
+    b: &[f32],
+    tgt_len: usize,
+    src_len: usize,
+    seed: f64,
+) -> Result<Vec<f32>, JsError> {
+    let per = tgt_len * src_len;
+    if per == 0 || a.is_empty() || a.len() != b.len() || !a.len().is_multiple_of(per) {
+        return Err(JsError::new(&format!(
+            "agreement: maps of {} and {} values are not both whole sequences of {tgt_len}×{src_len}",
+            a.len(),
+            b.len()
+        )));
+    }
+    let mut rng = Rng::new(whole_of("seed", seed)?, SHUFFLE_STREAM);
+    Ok(vec![
+        mean_agreement(a, b, tgt_len, src_len),
+        shuffled_agreement(a, b, tgt_len, src_len, &mut rng),
+    ])
 }
 
 /// The resolution and the step column of a series, into `out`.
@@ -293,6 +334,16 @@ fn history(t: &Trainer) -> Result<(Object, Vec<JsValue>), JsError> {
         let values: JsValue = Float32Array::from(&values[..]).into();
         set(&out, name, &values)?;
         columns.push(values);
+    }
+    // With several heads, each head's attention accuracy: `attention_accuracy_h1`, ….
+    let heads = t.config().heads;
+    if heads > 1 {
+        for k in 0..heads {
+            let values: Vec<f32> = h.iter().map(|(_, e)| e.head_attention[k]).collect();
+            let values: JsValue = Float32Array::from(&values[..]).into();
+            set(&out, &format!("attention_accuracy_h{}", k + 1), &values)?;
+            columns.push(values);
+        }
     }
     Ok((out, columns))
 }

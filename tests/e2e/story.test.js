@@ -60,43 +60,49 @@ test('compare mode runs a second run that differs in one setting, same seed, on 
 test('the story steps set up their runs and say what to watch', async () => {
   const { context, page, errors } = await freshPage(env.browser, env.url);
   await page.click('#story-button');
-  assert.match(await page.textContent('#story-title') ?? '', /^1 of 7: Attention starts out flat/);
+  assert.match(await page.textContent('#story-title') ?? '', /^1 of 8: Attention starts out flat/);
   assert.equal(await page.isDisabled('#story-prev'), true);
   await page.click('#story-next');
-  assert.match(await page.textContent('#story-title') ?? '', /^2 of 7: KTIW is learned first/);
+  assert.match(await page.textContent('#story-title') ?? '', /^2 of 8: KTIW is learned first/);
   assert.match(await page.textContent('#story-text') ?? '', /KTIW accuracy \(dotted\) climbs/);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().running === true);
   await page.click('#story-next');
   await page.click('#story-next');
-  assert.match(await page.textContent('#story-title') ?? '', /^4 of 7: The hard task stalls/);
+  assert.match(await page.textContent('#story-title') ?? '', /^4 of 8: The hard task stalls/);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.config.vocab === 20, null, { timeout: 30_000 });
   // The step's own run needs no more than its number in the link.
   await page.waitForFunction(() => location.search === '?v=1&story=4');
   const link = page.url();
   await page.click('#story-next');
   await page.click('#story-next');
-  assert.match(await page.textContent('#story-title') ?? '', /^6 of 7: Several heads rescue the hard task/);
+  assert.match(await page.textContent('#story-title') ?? '', /^6 of 8: Several heads rescue the hard task/);
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.config.heads === 8, null, { timeout: 30_000 });
   assert.equal((await shown(page)).config.vocab, 20, 'the hard task');
-  // The last step: twenty seeds of the hard task, one run on screen beside them.
+  // Twenty seeds of the hard task, one run on screen beside them.
   await page.click('#story-next');
-  assert.match(await page.textContent('#story-title') ?? '', /^7 of 7: One draw, or twenty/);
+  assert.match(await page.textContent('#story-title') ?? '', /^7 of 8: One draw, or twenty/);
   await page.locator('#sweep').waitFor({ state: 'visible' });
   assert.equal(await page.inputValue('#seeds'), '20');
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.sweeps()[0]?.seeds.length === 20);
   assert.equal(await page.inputValue('#compare'), '', 'one run on screen');
-  assert.equal(await page.isDisabled('#story-next'), true);
-  // Back a step: the sweep closes.
-  await page.click('#story-prev');
+  // The last step: the sweep closes; learned against uniform attention, with the agreement
+  // chart, pausing once the agreement of α with β^uf is clear.
+  await page.click('#story-next');
+  assert.match(await page.textContent('#story-title') ?? '', /^8 of 8: KTIW predicts attention/);
   await page.locator('#sweep').waitFor({ state: 'hidden' });
   assert.deepEqual(await page.evaluate(() => /** @type {any} */ (window).__ap.sweeps()), []);
+  assert.equal(await page.inputValue('#compare'), 'attention');
+  await page.locator('#agree-chart').waitFor({ state: 'visible' });
+  await page.locator('#story-point').waitFor({ state: 'visible', timeout: 60_000 });
+  assert.match(await page.textContent('#story-point') ?? '', /^Shown at step \d+: the learned attention agrees with β\^uf in \d+\.\d% of target steps, against \d+\.\d% by chance\./);
+  assert.equal(await page.isDisabled('#story-next'), true);
   await page.click('#story-close');
   assert.equal(await page.isVisible('#story'), false);
   assert.deepEqual(errors, []);
   await context.close();
   // A teacher's link opens the story at its step, with its run.
   const again = await freshPage(env.browser, link);
-  assert.match(await again.page.textContent('#story-title') ?? '', /^4 of 7/);
+  assert.match(await again.page.textContent('#story-title') ?? '', /^4 of 8/);
   await again.page.waitForFunction(() => /** @type {any} */ (window).__ap.runs()[1]?.config.vocab === 20, null, { timeout: 30_000 });
   await again.context.close();
 });

@@ -16,7 +16,11 @@ import { copying } from './copying/lab.js';
 /**
  * A second run that differs from the first in one respect, same seed.
  * @typedef {{ label: string, apply(c: Record<string, any>): Record<string, any>,
- *   names(c: Record<string, any>): [string, string] }} Contrast
+ *   names(c: Record<string, any>): [string, string],
+ *   paired?: { measure(wasm: any, first: import('../protocol.js').Snapshot, second: import('../protocol.js').Snapshot): Record<string, number> } }} Contrast
+ * `paired`: a measurement of the two runs together at each evaluation both made, from
+ * snapshots that carry their whole evaluation batch's maps (`wasm`: the page's instance of
+ * the trainer's module); its values join the charts' points under their keys.
  */
 
 /**
@@ -29,11 +33,12 @@ import { copying } from './copying/lab.js';
  * A step of the classroom story: the run it sets up and what to watch.
  * @typedef {{ title: string, text: string, preset: string, compare?: string, seeds?: string, speed?: number,
  *   play: boolean, keep?: boolean, budget?: Budget,
- *   point?: (latest: (Record<string, number> | undefined)[]) => string | null }} StoryStep
+ *   point?: (latest: (Record<string, number> | undefined)[], paired: Record<string, number> | undefined) => string | null }} StoryStep
  * `seeds`: a sweep of the step's run over these seeds beside it (sweep.js's seed range).
  * `keep`: go on with the run already on screen instead of starting the step's afresh.
  * `budget`: the step's own, instead of its preset's.
- * `point`: given each run's latest evaluation, what shows the step's point once it does
+ * `point`: given each run's latest evaluation (and the pair's latest measurement, compared
+ * by a contrast that measures the pair), what shows the step's point once it does
  * (the run then pauses and the story says so), else null.
  */
 
@@ -89,7 +94,8 @@ import { copying } from './copying/lab.js';
  * @property {SweepSpec} sweep
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
- * @property {(names: [string, string] | null) => ChartSpec[]} charts of one run, or of two compared
+ * @property {(names: [string, string] | null, compare?: string) => ChartSpec[]} charts of one run, or
+ *   of two compared by contrast `compare`
  * @property {(e: Record<string, number>) => string} caption the metrics of an exported picture's caption
  * @property {(config: Record<string, unknown>) => { sequences: number, heads: number }} limits
  *   what a run of these settings lets the page select
