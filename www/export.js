@@ -32,10 +32,13 @@ const VERSION = 2;
  *   resolution: { evaluations: Resolution, training_loss: Resolution }, shown: Snapshot }} SavedRun
  */
 
-/** The rows of a history's columns (protocol.js History). @param {History} h @param {readonly string[]} metrics
- * @returns {Evaluation[]} */
+/** The rows of a history's columns (protocol.js History): the lab's metrics and any other
+ * column the run has (each head's attention accuracy, with several heads).
+ * @param {History} h @param {readonly string[]} metrics @returns {Evaluation[]} */
 export function evaluationsOf(h, metrics) {
   const n = h.step.length;
+  const extra = Object.keys(h).filter((k) => k !== 'step' && !metrics.includes(k) && ArrayBuffer.isView(h[k]));
+  if (extra.length) metrics = [...metrics, ...extra];
   /** @type {Evaluation[]} */
   const out = new Array(n);
   for (let i = 0; i < n; i++) {
@@ -229,6 +232,11 @@ export function readRunFile(f, lab, validate) {
     for (const m of metrics) {
       if (!Object.hasOwn(e, m)) c.refuse(`${name} (step ${out.step}) has no ${m}`);
       out[m] = c.number(e[m], `${name}: ${m}`);
+    }
+    // A metric by head (`attention_accuracy_h3`), where the run has several.
+    for (const k of Object.keys(e)) {
+      const by = /^(.+)_h([1-9]|1[0-6])$/.exec(k);
+      if (by && metrics.includes(by[1])) out[k] = c.number(e[k], `${name}: ${k}`);
     }
     return out;
   });

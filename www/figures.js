@@ -74,19 +74,19 @@ export class Figures {
       this.draw(now);
     };
     requestAnimationFrame(frame);
-    this.syncCharts(null, '');
+    this.syncCharts(null, '', 1);
   }
 
   /** The charts of one run or of two compared, made anew when that changes.
-   * @private @param {[string, string] | null} names @param {string} compare */
-  syncCharts(names, compare) {
-    const key = JSON.stringify([names, compare]);
+   * @private @param {[string, string] | null} names @param {string} compare @param {number} heads */
+  syncCharts(names, compare, heads) {
+    const key = JSON.stringify([names, compare, heads]);
     if (key === this.chartNames) return;
     this.chartNames = key;
     for (const c of this.charts) c.destroy();
     const box = byId('charts');
     box.replaceChildren();
-    const specs = this.lab.charts(names, compare);
+    const specs = this.lab.charts(names, compare, heads);
     this.chartIds = specs.map((spec) => spec.id);
     this.charts = specs.map((spec) => {
       const div = document.createElement('div');
@@ -134,7 +134,7 @@ export class Figures {
     if (this.reducedMotion.matches && a.snapshot.running && now - this.lastDraw < CALM_REDRAW_MS) return;
     this.lastDraw = now;
     this.dirty = false;
-    this.syncCharts(shown.names, shown.compare);
+    this.syncCharts(shown.names, shown.compare, Number(a.snapshot.shape.heads) || 1);
     /** @type {LabFrame} */
     const frame = { runs: shown.runs.map((r) => ({ snapshot: r.snapshot, evaluation: r.evaluations.at(-1), name: r.name })) };
     this.views.update(frame);

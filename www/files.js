@@ -66,8 +66,11 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
         const rows = [maps, charts].map((r) => /** @type {HTMLCanvasElement[]} */ (r.filter(Boolean)));
         return download(`${base}-figures.png`, await png(panel(rows, caption)));
       }
-      case 'csv':
-        return download(`${base}-history.csv`, historyCsv(run, metrics));
+      case 'csv': {
+        // The lab's metrics, then the run's own columns (each head's attention accuracy).
+        const own = Object.keys(run.evaluations[0] ?? {}).filter((k) => k !== 'step' && !metrics.includes(k));
+        return download(`${base}-history.csv`, historyCsv(run, [...metrics, ...own]));
+      }
       case 'history':
         return download(`${base}-history.json`, historyJson(run));
       case 'run':

@@ -94,8 +94,8 @@ import { copying } from './copying/lab.js';
  * @property {SweepSpec} sweep
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
- * @property {(names: [string, string] | null, compare?: string) => ChartSpec[]} charts of one run, or
- *   of two compared by contrast `compare`
+ * @property {(names: [string, string] | null, compare?: string, heads?: number) => ChartSpec[]} charts
+ *   of one run (of `heads` attention heads), or of two compared by contrast `compare`
  * @property {(e: Record<string, number>) => string} caption the metrics of an exported picture's caption
  * @property {(config: Record<string, unknown>) => { sequences: number, heads: number }} limits
  *   what a run of these settings lets the page select

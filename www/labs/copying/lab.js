@@ -243,7 +243,7 @@ export const copying = {
     { key: 'ktiw_score', label: 'KTIW score', format: pct },
     { key: 'agreement', label: 'top-5% agreement of β with α', format: pct },
   ],
-  charts(names, compare = '') {
+  charts(names, compare = '', heads = 1) {
     /** @type {import('../index.js').ChartSpec[]} */
     const charts = [
       {
@@ -270,6 +270,20 @@ export const copying = {
         yRange: [0, 1],
       },
     ];
+    if (!names && heads > 1) {
+      // Which head found the diagonal: each head's own attention accuracy.
+      charts.push({
+        id: 'heads-chart',
+        label: 'attention accuracy by head chart',
+        file: 'heads',
+        title: 'Attention accuracy by head',
+        series: Array.from({ length: heads }, (_, k) => ({
+          key: `attention_accuracy_h${k + 1}`, label: `head ${k + 1}`,
+          color: `var(--ap-series-${(k % 6) + 1})`, dash: k < 6 ? [] : [6, 3],
+        })),
+        yRange: [0, 1],
+      });
+    }
     if (names && compare === 'attention') {
       // The learned run's own agreement is the first run's or the second's.
       const own = names[0] === 'learned' ? 'agreement' : 'agreement_b';
@@ -293,8 +307,8 @@ export const copying = {
   },
   limits: (c) => ({ sequences: Number(c.eval_batch), heads: Number(c.heads) }),
   batch: (c) => Number(c.batch),
-  parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'agree-chart'],
-  embedParts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'agree-chart'],
+  parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
+  embedParts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
   figures: [{ id: 'alpha', label: 'α heatmap' }, { id: 'beta', label: 'β heatmap' }],
   arrays: { alpha: 'f32', beta: 'f32', perHead: 'f32[]', source: 'u32', target: 'u32', aligned: 'u32' },
   checkSnapshot(s) {

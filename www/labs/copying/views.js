@@ -89,27 +89,39 @@ export function createViews(box, { colormap, showAligned }) {
   const betaB = new Heatmap(betaBoxB, { title: 'KTIW β (log-odds)', kind: 'ktiw', colormap });
   /** @type {Heatmap[]} */
   let headMaps = [];
+  /** @type {HTMLElement[]} each head map's accuracy line */
+  let headAccuracy = [];
   let cmap = colormap;
   let aligned = showAligned;
   const maps = () => [alpha, beta, alphaB, betaB, ...headMaps];
   for (const m of maps()) m.setShowAligned(aligned);
 
-  /** One small α map per head when K > 1 (replaced, not leaked, when K changes).
-   * @param {Snapshot} s */
-  function syncHeads(s) {
+  /** One small α map per head when K > 1 (replaced, not leaked, when K changes), with the
+   * head's attention accuracy under it. @param {Snapshot} s @param {Record<string, number> | undefined} evaluation */
+  function syncHeads(s, evaluation) {
     if (headMaps.length !== s.perHead.length) {
       for (const m of headMaps) m.destroy();
       headsBox.replaceChildren();
+      headAccuracy = [];
       headMaps = s.perHead.map((_, k) => {
         const div = h('div', { class: 'head-map' });
+        const acc = h('p', { class: 'head-accuracy', 'data-head': k + 1 }, '–');
         headsBox.append(div);
-        return new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention', colormap: cmap });
+        const map = new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention', colormap: cmap });
+        div.append(acc);
+        headAccuracy.push(acc);
+        return map;
       });
       headsBox.hidden = headMaps.length === 0;
       for (const m of headMaps) m.setShowAligned(aligned);
     }
     const common = axes(s);
     s.perHead.forEach((a, k) => headMaps[k].update({ ...common, values: a, range: [0, 1] }));
+    // Which head found the diagonal: each head's attention accuracy over the evaluation batch.
+    headAccuracy.forEach((el, k) => {
+      const v = evaluation?.[`attention_accuracy_h${k + 1}`];
+      setText(el, v === undefined ? '–' : `attention accuracy ${(100 * v).toFixed(1)}%`);
+    });
   }
 
   return {
@@ -119,7 +131,7 @@ export function createViews(box, { colormap, showAligned }) {
       const common = axes(a.snapshot);
       alpha.update({ ...common, values: a.snapshot.alpha, range: [0, 1] });
       beta.update({ ...common, values: a.snapshot.beta, range: BETA_RANGE });
-      syncHeads(a.snapshot);
+      syncHeads(a.snapshot, a.evaluation);
       mapsB.hidden = !b;
       nameA.hidden = !b;
       if (b) {
