@@ -80,7 +80,7 @@ export function installTestHandle({ store, runs, sweeps, figures }) {
         const { results, ...summary } = summaries[i];
         return {
           name: w.name, steps: w.steps, finished: w.seeds.every((r) => r.done), summary, results,
-          seconds: ((sweeps.endedAt ?? performance.now()) - sweeps.startedAt) / 1000,
+          seconds: sweeps.seconds(),
           seeds: w.seeds.map((r) => ({ seed: r.seed, step: r.step, done: r.done, failed: r.failed, evaluations: r.evaluations.map((e) => ({ ...e })) })),
         };
       });

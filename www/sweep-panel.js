@@ -115,10 +115,10 @@ export class SweepPanel {
     this.build();
     const range = parseSeeds(s.seeds);
     const w0 = this.sweeps.sweeps[0];
-    const secs = this.sweeps.sweeps.length ? ((this.sweeps.endedAt ?? performance.now()) - this.sweeps.startedAt) / 1000 : 0;
+    const secs = this.sweeps.seconds();
     setText(byId('sweep-title'), range && w0
       ? `${range.count} seeds (${range.from}–${range.from + range.count - 1}), ${w0.steps} steps each: `
-        + `${this.sweeps.finished() ? 'finished in' : 'training,'} ${secs.toFixed(1)} s`
+        + (this.sweeps.finished() && secs === 0 ? 'trained before' : `${this.sweeps.finished() ? 'finished in' : 'training,'} ${secs.toFixed(1)} s`)
       : 'Seeds');
     const spec = this.store.lab.sweep;
     const key = this.metric.value || spec.curves[0].key;

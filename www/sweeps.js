@@ -16,6 +16,9 @@ import { budgetOf } from './labs/index.js';
 /** @typedef {import('./sweep.js').SeedRun} SeedRun */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 
+/** The most finished seeds kept for later sweeps. */
+const KEPT_MAX = 1000;
+
 /** Steps per frame a seed trains at: as fast as the worker can (settings.js SPEEDS' fastest). */
 const FULL_SPEED = 1000;
 
@@ -64,7 +67,25 @@ export class Sweeps {
     /** When the current sweeps started, and when their last seed ended (ms, performance.now()). */
     this.startedAt = 0;
     /** @type {number | null} */ this.endedAt = null;
+    /** Time the current sweeps waited out of sight (ms), and since when they wait. @private */
+    this.hidden = { total: 0, since: /** @type {number | null} */ (null) };
+    /** Seeds trained to the end, by settings, steps and seed: a sweep of more seeds, or one
+     * compared anew, takes them as they are. @private @type {Map<string, SeedRun>} */
+    this.kept = new Map();
     store.subscribe((s) => this.sync(s));
+  }
+
+  /** Seconds the current sweeps have trained (in sight), to their end if they ended. */
+  seconds() {
+    const now = performance.now();
+    const end = this.endedAt ?? now;
+    const waiting = this.hidden.since !== null && this.endedAt === null ? now - this.hidden.since : 0;
+    return Math.max(0, end - this.startedAt - this.hidden.total - waiting) / 1000;
+  }
+
+  /** @private @param {Record<string, unknown>} config @param {number} steps @param {number} seed */
+  keptKey(config, steps, seed) {
+    return `${JSON.stringify({ ...config, seed: null })} ${steps} ${seed}`;
   }
 
   /** Whether every seed of every sweep is done. */
@@ -92,6 +113,12 @@ export class Sweeps {
     const configs = s.compare ? [s.config, lab.contrasts[s.compare].apply(s.config)] : [s.config];
     const key = JSON.stringify({ configs: configs.map((c) => ({ ...c, seed: null })), range, steps });
     if (key !== this.key) this.begin(key, configs, names, range.from, range.count, steps);
+    const now = performance.now();
+    if (!this.visible) this.hidden.since ??= now;
+    else if (this.hidden.since !== null) {
+      this.hidden.total += now - this.hidden.since;
+      this.hidden.since = null;
+    }
     this.pace();
   }
 
@@ -102,21 +129,24 @@ export class Sweeps {
     this.owner.clear();
     this.sweeps = configs.map((config, i) => ({
       name: names[i], config, steps,
-      seeds: Array.from({ length: count }, (_, k) => ({ seed: from + k, evaluations: [], step: 0, done: false, failed: null })),
+      seeds: Array.from({ length: count }, (_, k) => this.kept.get(this.keptKey(config, steps, from + k))
+        ?? { seed: from + k, evaluations: [], step: 0, done: false, failed: null }),
     }));
-    // Alternately, so that two compared sweeps fill in together.
+    // Alternately, so that two compared sweeps fill in together; seeds kept from an
+    // earlier sweep are done already.
     this.queue = [];
     for (let k = 0; k < count; k++) {
       for (const w of this.sweeps) {
-        this.queue.push(w.seeds[k]);
         this.owner.set(w.seeds[k], w);
+        if (!w.seeds[k].done) this.queue.push(w.seeds[k]);
       }
     }
     const size = Math.min(this.cores, this.queue.length);
     while (this.pool.length > size) /** @type {Run} */ (this.pool.pop()).stop();
     while (this.pool.length < size) this.pool.push(this.make());
     this.startedAt = performance.now();
-    this.endedAt = null;
+    this.endedAt = this.queue.length ? null : this.startedAt;
+    this.hidden = { total: 0, since: this.visible ? null : this.startedAt };
     for (const run of this.pool) this.next(run);
     this.onChange();
   }
@@ -167,6 +197,7 @@ export class Sweeps {
       job.evaluations = run.evaluations;
       if (done) {
         job.done = true;
+        this.keep(job);
         this.next(run);
       }
     } else if (msg.type === 'diverged' || msg.type === 'panic' || (msg.type === 'error' && msg.where !== 'snapshot')) {
@@ -177,6 +208,18 @@ export class Sweeps {
       return;
     }
     this.onChange();
+  }
+
+  /** Keeps a seed trained to the end (at most KEPT_MAX, the oldest dropped first).
+   * @private @param {SeedRun} job */
+  keep(job) {
+    const w = this.owner.get(job);
+    if (!w) return;
+    this.kept.set(this.keptKey(w.config, w.steps, job.seed), job);
+    for (const k of this.kept.keys()) {
+      if (this.kept.size <= KEPT_MAX) break;
+      this.kept.delete(k);
+    }
   }
 
   /** Ends the sweeps and their workers. */

@@ -5,7 +5,8 @@
 // native tool's (results/small-hard.md); a seed opened from the chart (by the pointer, and
 // by the keys) is the run of that seed, its first losses those of a single run of it; the
 // sweep's CSV has reproduce's columns; closing the sweep stops it; two sweeps compared
-// (easy and hard task) train the same seeds side by side.
+// (easy and hard task) train the same seeds side by side, and a sweep of more seeds takes
+// those trained already.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -142,6 +143,14 @@ test('two sweeps compared side by side: the easy and the hard task over the same
   assert.deepEqual(hard.results.map((/** @type {any} */ r) => r.reachedAt), [0, 1, 2].map((k) => native.get(k)), 'the hard seeds are reproduce’s');
   assert.deepEqual(await page.locator('.sweep-column h3').allInnerTexts(), ['easy task', 'hard task']);
   assert.equal(await page.locator('.sweep-column .ap-sweep-plot').count(), 2);
+  // More seeds: the three trained already are taken as they are, the others train.
+  await page.selectOption('#seeds', '8');
+  const more = await sweeps(page);
+  assert.deepEqual(more.map((/** @type {any} */ w) => w.seeds.length), [8, 8]);
+  for (const [i, w] of more.entries()) {
+    assert.deepEqual(w.seeds.slice(0, 3).map((/** @type {any} */ x) => x.done), [true, true, true]);
+    assert.deepEqual(w.seeds.slice(0, 3).map((/** @type {any} */ x) => x.evaluations), [easy, hard][i].seeds.map((/** @type {any} */ x) => x.evaluations));
+  }
   assert.deepEqual(errors, []);
   await context.close();
 });
