@@ -44,6 +44,7 @@ export class SweepPanel {
       this.dirty = true;
     });
     byId('sweep-close').addEventListener('click', () => store.setView({ seeds: '' }));
+    byId('sweep-pause').addEventListener('click', () => sweeps.setPaused(!sweeps.paused));
     const s = spec.success;
     setText(byId('sweep-legend'), `Curves coloured by outcome: ${s.words} (green); still learning (orange); stalled: below `
       + `${pct(s.at)} with ${spec.stall.words} once half the steps are trained (grey). The dashed line `
@@ -116,9 +117,14 @@ export class SweepPanel {
     const range = parseSeeds(s.seeds);
     const w0 = this.sweeps.sweeps[0];
     const secs = this.sweeps.seconds();
+    const pause = byId('sweep-pause');
+    pause.hidden = this.sweeps.finished();
+    setText(pause, this.sweeps.paused ? 'Go on' : 'Pause the sweep');
+    pause.setAttribute('aria-pressed', String(this.sweeps.paused));
     setText(byId('sweep-title'), range && w0
       ? `${range.count} seeds (${range.from}–${range.from + range.count - 1}), ${w0.steps} steps each: `
-        + (this.sweeps.finished() && secs === 0 ? 'trained before' : `${this.sweeps.finished() ? 'finished in' : 'training,'} ${secs.toFixed(1)} s`)
+        + (this.sweeps.finished() && secs === 0 ? 'trained before'
+          : `${this.sweeps.finished() ? 'finished in' : this.sweeps.paused ? 'paused at' : 'training,'} ${secs.toFixed(1)} s`)
       : 'Seeds');
     const spec = this.store.lab.sweep;
     const key = this.metric.value || spec.curves[0].key;

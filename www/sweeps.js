@@ -64,23 +64,25 @@ export class Sweeps {
     /** Whether the page is in sight (out of sight, nothing trains): a link opened in a
      * tab in the background waits until it is shown. */
     this.visible = !document.hidden;
+    /** Paused by the user (the sweep's own Pause): nothing trains until it goes on. */
+    this.paused = false;
     /** When the current sweeps started, and when their last seed ended (ms, performance.now()). */
     this.startedAt = 0;
     /** @type {number | null} */ this.endedAt = null;
-    /** Time the current sweeps waited out of sight (ms), and since when they wait. @private */
-    this.hidden = { total: 0, since: /** @type {number | null} */ (null) };
+    /** Time the current sweeps waited (out of sight, or paused; ms), and since when they wait. @private */
+    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
     /** Seeds trained to the end, by settings, steps and seed: a sweep of more seeds, or one
      * compared anew, takes them as they are. @private @type {Map<string, SeedRun>} */
     this.kept = new Map();
     store.subscribe((s) => this.sync(s));
   }
 
-  /** Seconds the current sweeps have trained (in sight), to their end if they ended. */
+  /** Seconds the current sweeps have trained (in sight, not paused), to their end if they ended. */
   seconds() {
     const now = performance.now();
     const end = this.endedAt ?? now;
-    const waiting = this.hidden.since !== null && this.endedAt === null ? now - this.hidden.since : 0;
-    return Math.max(0, end - this.startedAt - this.hidden.total - waiting) / 1000;
+    const waiting = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
+    return Math.max(0, end - this.startedAt - this.waited.total - waiting) / 1000;
   }
 
   /** @private @param {Record<string, unknown>} config @param {number} steps @param {number} seed */
@@ -113,13 +115,19 @@ export class Sweeps {
     const configs = s.compare ? [s.config, lab.contrasts[s.compare].apply(s.config)] : [s.config];
     const key = JSON.stringify({ configs: configs.map((c) => ({ ...c, seed: null })), range, steps });
     if (key !== this.key) this.begin(key, configs, names, range.from, range.count, steps);
-    const now = performance.now();
-    if (!this.visible) this.hidden.since ??= now;
-    else if (this.hidden.since !== null) {
-      this.hidden.total += now - this.hidden.since;
-      this.hidden.since = null;
-    }
     this.pace();
+  }
+
+  /** Pauses the sweep, or lets it go on. @param {boolean} paused */
+  setPaused(paused) {
+    this.paused = paused;
+    this.pace();
+    this.onChange();
+  }
+
+  /** Whether the sweep may train now: in sight and not paused. @private */
+  training() {
+    return this.visible && !this.paused;
   }
 
   /** @private @param {string} key @param {Record<string, unknown>[]} configs @param {string[]} names
@@ -146,7 +154,8 @@ export class Sweeps {
     while (this.pool.length < size) this.pool.push(this.make());
     this.startedAt = performance.now();
     this.endedAt = this.queue.length ? null : this.startedAt;
-    this.hidden = { total: 0, since: this.visible ? null : this.startedAt };
+    this.paused = false;
+    this.waited = { total: 0, since: this.training() ? null : this.startedAt };
     for (const run of this.pool) this.next(run);
     this.onChange();
   }
@@ -177,12 +186,19 @@ export class Sweeps {
       run.start(config, 1);
     }
     // A run that stopped at a divergence was paused by it: the next seed plays.
-    run.setPlaying(this.visible);
+    run.setPlaying(this.training());
   }
 
-  /** Plays the pool's busy runs while the page is in sight. @private */
+  /** Plays the pool's busy runs while the page is in sight and the sweep not paused, and
+   * counts the time it waits. @private */
   pace() {
-    for (const run of this.pool) run.setPlaying(this.visible && this.job.has(run));
+    const now = performance.now();
+    if (!this.training()) this.waited.since ??= now;
+    else if (this.waited.since !== null) {
+      this.waited.total += now - this.waited.since;
+      this.waited.since = null;
+    }
+    for (const run of this.pool) run.setPlaying(this.training() && this.job.has(run));
   }
 
   /** @private @param {Run} run @param {FromWorker} msg */

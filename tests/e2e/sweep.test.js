@@ -5,8 +5,8 @@
 // native tool's (results/small-hard.md); a seed opened from the chart (by the pointer, and
 // by the keys) is the run of that seed, its first losses those of a single run of it; the
 // sweep's CSV has reproduce's columns; closing the sweep stops it; two sweeps compared
-// (easy and hard task) train the same seeds side by side, and a sweep of more seeds takes
-// those trained already.
+// (easy and hard task) train the same seeds side by side, a sweep of more seeds takes
+// those trained already, and a paused sweep trains nothing until it goes on.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
@@ -151,6 +151,19 @@ test('two sweeps compared side by side: the easy and the hard task over the same
     assert.deepEqual(w.seeds.slice(0, 3).map((/** @type {any} */ x) => x.done), [true, true, true]);
     assert.deepEqual(w.seeds.slice(0, 3).map((/** @type {any} */ x) => x.evaluations), [easy, hard][i].seeds.map((/** @type {any} */ x) => x.evaluations));
   }
+  // Paused, nothing trains; going on, it does.
+  const steps = async () => (await sweeps(page)).flatMap((/** @type {any} */ w) => w.seeds.map((/** @type {any} */ x) => x.step));
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.sweeps()[0].seeds[3].step > 0, null, { timeout: 30_000 });
+  await page.click('#sweep-pause');
+  await page.waitForFunction(() => document.getElementById('sweep-pause')?.getAttribute('aria-pressed') === 'true');
+  await page.waitForTimeout(300);
+  const paused = await steps();
+  await page.waitForTimeout(1000);
+  assert.deepEqual(await steps(), paused, 'a paused sweep trains nothing');
+  assert.match(await page.locator('#sweep-title').innerText(), /paused at \d+\.\d s$/);
+  await page.click('#sweep-pause');
+  await page.waitForFunction((before) => /** @type {any} */ (window).__ap.sweeps()
+    .flatMap((/** @type {any} */ w) => w.seeds.map((/** @type {any} */ x) => x.step)).some((/** @type {number} */ x, /** @type {number} */ i) => x > before[i]), paused, { timeout: 30_000 });
   assert.deepEqual(errors, []);
   await context.close();
 });
