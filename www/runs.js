@@ -7,7 +7,7 @@
 
 import { Run } from './run.js';
 import { same } from './settings.js';
-import { budgetOf } from './labs/index.js';
+import { sweepSteps } from './sweeps.js';
 
 /** @typedef {import('./store.js').State} State */
 /** @typedef {import('./store.js').Store} Store */
@@ -34,7 +34,8 @@ export class Runs {
      * (every one up to PAIRED_MAX, then every other one of the older half: bounded).
      * @type {import('./export.js').Evaluation[]} */
     this.paired = [];
-    /** @private */ this.pairedOf = '';
+    /** The starts of the two runs the series is of, and its last step measured. @private */
+    this.pairedOf = { runs: '', step: -1 };
     /** @private */ this.lab = store.lab;
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
@@ -110,7 +111,7 @@ export class Runs {
       this.second = null;
     }
     const paired = Boolean(s.compare && this.lab.contrasts[s.compare].paired);
-    if (!paired) this.paired = [];
+    if (!paired && this.paired.length) this.paired = [];
     for (const run of this.all()) {
       run.setEvaluationMaps(paired);
       run.setSpeed(s.speed);
@@ -132,21 +133,20 @@ export class Runs {
     const [a, b] = [this.first, this.second];
     if (!paired || !b) return;
     const runs = `${a.generation} ${b.generation}`;
-    if (!this.pairedOf.startsWith(`${runs} `)) {
+    if (this.pairedOf.runs !== runs) {
       this.paired = [];
-      this.pairedOf = `${runs} `;
+      this.pairedOf = { runs, step: -1 };
     }
     const [ea, eb] = [a.evaluated, b.evaluated];
     if (!ea || !eb || ea.step !== eb.step || ea.snapshot.generation !== a.generation || eb.snapshot.generation !== b.generation) return;
-    const key = `${runs} ${ea.step}`;
-    if (this.pairedOf === key) return;
+    if (this.pairedOf.step === ea.step) return;
     let values;
     try {
-      values = paired.measure(this.wasm, ea.snapshot, eb.snapshot);
+      values = paired.measure(this.wasm, ea.snapshot, eb.snapshot, ea.step);
     } catch {
       return; // a snapshot sent before its worker was asked for the maps: the next has them
     }
-    this.pairedOf = key;
+    this.pairedOf.step = ea.step;
     let points = this.paired;
     if (points.length >= PAIRED_MAX) {
       const half = points.length >> 1;
@@ -163,14 +163,13 @@ export class Runs {
     return budget && this.passed !== this.budgetKey(budget) ? budget : null;
   }
 
-  /** The budget of state `s`: its preset's or story step's, none for settings of the user's
-   * own (the claims are over seeds: another seed keeps it) unless a sweep is open.
+  /** The budget of state `s`: the store's (its preset's or story step's), or beside a sweep
+   * the sweep's steps, where a seed opened from it stops as the sweep did.
    * @private @param {State} s */
   claimOf(s) {
-    const budget = this.store.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    const budget = this.store.budget();
     if (budget || !s.seeds) return budget;
-    // A seed opened from a sweep of settings of the user's own stops where the sweep did.
-    const steps = this.lab.sweep.steps;
+    const steps = sweepSteps(this.store);
     return { steps, claim: `the sweep beside it trains each seed for ${steps} steps` };
   }
 

@@ -7,7 +7,7 @@
 
 import { readLink, writeLink, quote, DEFAULT_VIEW } from './url.js';
 import { differs } from './settings.js';
-import { storySetup } from './labs/index.js';
+import { storySetup, budgetOf } from './labs/index.js';
 
 /** @typedef {import('./labs/index.js').Lab} Lab */
 /** @typedef {import('./url.js').View} View */
@@ -136,6 +136,13 @@ export class Store {
     const same = new Set([...this.lab.settings.filter((s) => s.live).map((s) => s.key), ...ignore]);
     const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !same.has(k)));
     return differs(this.state.config, base);
+  }
+
+  /** The budget of the state's run: its preset's or story step's, none for settings of the
+   * user's own (the claims are over seeds: another seed keeps it). */
+  budget() {
+    const s = this.state;
+    return this.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
   }
 
   /** A new run of a preset. @param {string} name */

@@ -7,7 +7,6 @@
 
 import { SweepChart } from './views/sweep-chart.js';
 import { byId, h, setText } from './dom.js';
-import { parseSeeds } from './sweep.js';
 
 /** @typedef {import('./sweeps.js').Sweeps} Sweeps */
 /** @typedef {import('./store.js').Store} Store */
@@ -87,7 +86,7 @@ export class SweepPanel {
       const col = h('div', { class: 'sweep-column', 'data-sweep': i });
       const head = h('p', { class: 'sweep-summary' });
       col.append(h('h3', {}, name || 'Seeds'), head);
-      const chart = new SweepChart(col, { title: '', onOpen: (seed) => this.open(seed) });
+      const chart = new SweepChart(col, { onOpen: (seed) => this.open(seed) });
       const body = h('tbody');
       const table = h('table', { class: 'sweep-seeds' },
         h('thead', {}, h('tr', {}, ...['seed', 'outcome', `${pct(spec.success.at)} at`, 'now',
@@ -114,15 +113,15 @@ export class SweepPanel {
     this.box.hidden = !s.seeds;
     if (!s.seeds) return;
     this.build();
-    const range = parseSeeds(s.seeds);
     const w0 = this.sweeps.sweeps[0];
     const secs = this.sweeps.seconds();
     const pause = byId('sweep-pause');
     pause.hidden = this.sweeps.finished();
     setText(pause, this.sweeps.paused ? 'Go on' : 'Pause the sweep');
     pause.setAttribute('aria-pressed', String(this.sweeps.paused));
-    setText(byId('sweep-title'), range && w0
-      ? `${range.count} seeds (${range.from}–${range.from + range.count - 1}), ${w0.steps} steps each: `
+    const [first, last] = w0 ? [w0.seeds[0].seed, w0.seeds[w0.seeds.length - 1].seed] : [0, 0];
+    setText(byId('sweep-title'), w0
+      ? `${w0.seeds.length} seeds (${first}–${last}), ${w0.steps} steps each: `
         + (this.sweeps.finished() && secs === 0 ? 'trained before'
           : `${this.sweeps.finished() ? 'finished in' : this.sweeps.paused ? 'paused at' : 'training,'} ${secs.toFixed(1)} s`)
       : 'Seeds');

@@ -46,8 +46,6 @@ export function formatSeeds(r) {
  * tell); `waiting` before its first evaluation; `failed` if its run stopped.
  * @typedef {'reached' | 'learning' | 'stalled' | 'waiting' | 'failed'} Outcome
  */
-export const OUTCOMES = /** @type {const} */ (['reached', 'learning', 'stalled', 'waiting', 'failed']);
-
 /**
  * One seed of a sweep as trained so far.
  * @typedef {{ seed: number, evaluations: readonly Evaluation[], step: number, done: boolean,

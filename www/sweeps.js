@@ -9,7 +9,6 @@
 
 import { Run } from './run.js';
 import { parseSeeds, summarize } from './sweep.js';
-import { budgetOf } from './labs/index.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').State} State */
@@ -23,13 +22,12 @@ const KEPT_MAX = 1000;
 const FULL_SPEED = 1000;
 
 /**
- * The steps each seed of a sweep of state `s` trains: its preset's budget (or story step's),
+ * The steps each seed of a sweep of the store's state trains: its budget (Store.budget),
  * else the lab's default for a sweep.
- * @param {Store} store @param {State} s
+ * @param {Store} store
  */
-export function sweepSteps(store, s) {
-  const budget = store.custom(['seed']) ? null : budgetOf(store.lab, s.preset, s.compare, s.story);
-  return budget?.steps ?? store.lab.sweep.steps;
+export function sweepSteps(store) {
+  return store.budget()?.steps ?? store.lab.sweep.steps;
 }
 
 /**
@@ -110,7 +108,7 @@ export class Sweeps {
       return;
     }
     const lab = this.store.lab;
-    const steps = sweepSteps(this.store, s);
+    const steps = sweepSteps(this.store);
     const names = s.compare ? lab.contrasts[s.compare].names(s.config) : [''];
     const configs = s.compare ? [s.config, lab.contrasts[s.compare].apply(s.config)] : [s.config];
     const key = JSON.stringify({ configs: configs.map((c) => ({ ...c, seed: null })), range, steps });

@@ -17,10 +17,11 @@ import { copying } from './copying/lab.js';
  * A second run that differs from the first in one respect, same seed.
  * @typedef {{ label: string, apply(c: Record<string, any>): Record<string, any>,
  *   names(c: Record<string, any>): [string, string],
- *   paired?: { measure(wasm: any, first: import('../protocol.js').Snapshot, second: import('../protocol.js').Snapshot): Record<string, number> } }} Contrast
- * `paired`: a measurement of the two runs together at each evaluation both made, from
- * snapshots that carry their whole evaluation batch's maps (`wasm`: the page's instance of
- * the trainer's module); its values join the charts' points under their keys.
+ *   paired?: { measure(wasm: any, first: import('../protocol.js').Snapshot, second: import('../protocol.js').Snapshot, step: number): Record<string, number> } }} Contrast
+ * `paired`: a measurement of the two runs together at each evaluation both made (at
+ * `step`), from snapshots that carry their whole evaluation batch's maps (`wasm`: the
+ * page's instance of the trainer's module); its values join the charts' points under
+ * their keys.
  */
 
 /**

@@ -26,15 +26,13 @@ const STRIP_H = 26;
 export class SweepChart {
   /**
    * @param {HTMLElement} parent
-   * @param {{ title: string, onOpen: (seed: number) => void }} o
+   * @param {{ onOpen: (seed: number) => void }} o
    */
-  constructor(parent, { title, onOpen }) {
+  constructor(parent, { onOpen }) {
     /** @private */ this.onOpen = onOpen;
     /** @private */ this.root = document.createElement('figure');
     this.root.className = 'ap-sweep-chart';
     parent.append(this.root);
-    const caption = document.createElement('figcaption');
-    caption.textContent = title;
     /** @private */ this.plot = document.createElement('div');
     this.plot.className = 'ap-sweep-plot';
     this.plot.tabIndex = 0;
@@ -47,7 +45,7 @@ export class SweepChart {
     this.said.className = 'ap-visually-hidden';
     this.said.setAttribute('aria-live', 'polite');
     this.plot.append(this.canvas, this.readout, this.said);
-    this.root.append(caption, this.plot);
+    this.root.append(this.plot);
     /** @private */ this.g = /** @type {CanvasRenderingContext2D} */ (this.canvas.getContext('2d'));
     /** @private */ this.colors = new Colors(this.root);
     /** @private @type {SweepChartData | null} */ this.data = null;

@@ -107,10 +107,9 @@ export const copying = {
       // the same evaluation batch (same settings, same seed); the shuffles of the chance
       // baseline are drawn from the evaluation's step.
       paired: {
-        measure(wasm, first, second) {
+        measure(wasm, first, second, step) {
           const [learned, uniform] = first.config.attention === 'uniform' ? [second, first] : [first, second];
           const { tgtLen, srcLen } = /** @type {{ tgtLen: number, srcLen: number }} */ (first.shape);
-          const step = /** @type {import('../../protocol.js').History} */ (first.history).step.at(-1) ?? 0;
           const [uf, shuffled] = wasm.copyingAgreement(learned.evaluationAlpha, uniform.evaluationBeta, tgtLen, srcLen, step);
           return { uf, uf_shuffled: shuffled };
         },
