@@ -1,6 +1,8 @@
 #!/usr/bin/env bash
-# Mutation check of the gradient tests: drops or flips one term of the backward pass at a
-# time, in a scratch copy of the tree, and confirms `cargo test --test gradients` fails.
+# Mutation check of the gradient tests: drops or flips one term of a backward pass at a
+# time, in a scratch copy of the tree, and confirms the model's gradient check fails
+# (`cargo test --test gradients` for the copying model, the sparse lab's check in
+# `tests/sparse.rs` for its model).
 # Usage: scripts/mutants.sh   (prints one line per mutant; exit 1 if any survives)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -8,7 +10,8 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/Cargo.toml" "$root/Cargo.lock" "$root/src" "$root/tests" "$work/"
 export CARGO_TARGET_DIR="$root/target/mutants"
-# file | exact text | replacement | what it does
+# file | exact text | replacement | what it does  (a file under src/sparse/ is checked by
+# the sparse lab's test)
 mutants=(
   "src/model/lstm.rs|s.dc[k] = dc * f;|s.dc[k] = 0.0 * dc * f;|drop the cell-state recurrence"
   "src/model/lstm.rs|db[h + j] = df * f * (1.0 - f);|db[h + j] = -df * f * (1.0 - f);|flip the forget-gate gradient"
@@ -24,6 +27,13 @@ mutants=(
   "src/model/output.rs|*g += dbias[j] * head_sum(b_c, h, k, i) * inv_k;|*g += 0.0;|drop the fused bias's path into W_c'"
   "src/model/mod.rs|ws.dh0[j] = ws.lstm.dh[j] * inv_dirs;|ws.dh0[j] = 0.0;|cut the decoder's initial h from the encoder"
   "src/model/output.rs|g_m.iter_mut().for_each(\|x\| *x *= inv_k);||drop the 1/K of the head average"
+  "src/sparse/model.rs|d_scores[bit as usize * t + pos] += a * (ws.da[pos] - weighted);|d_scores[bit as usize * t + pos] += a * ws.da[pos];|sparse: drop the softmax normalisation term"
+  "src/sparse/model.rs|*dv += a * go;|*dv += 0.0 * a * go;|sparse: drop the gradient into the value table"
+  "src/sparse/model.rs|d_act[j] = if pre[j] > 0.0 { dz * p.w_out[j] } else { 0.0 };|d_act[j] = dz * p.w_out[j];|sparse: pass the gradient through switched-off ReLU units"
+  "src/sparse/model.rs|matmul_nn(2 * t, d, 1, d_scores, 1, u, d, 1.0, &mut ws.d_x_tab, d);||sparse: drop the score path into the embeddings"
+  "src/sparse/model.rs|g_q.iter_mut().for_each(\|x\| *x *= scale);||sparse: drop the 1/sqrt(d) of the query's gradient"
+  "src/sparse/model.rs|*b += x;|*b += 0.0 * x;|sparse: drop the position embedding's gradient"
+  "src/sparse/model.rs|let dz = (math::sigmoid(z) - y) * inv_n;|let dz = (math::sigmoid(z) + y) * inv_n;|sparse: flip the label's term of the loss"
 )
 survivors=0
 for m in "${mutants[@]}"; do
@@ -42,7 +52,11 @@ if len(hits) != 1:
     sys.exit(1)
 open(p, "w").write(s[: hits[0].start()] + b + s[hits[0].end() :])
 PY
-  if (cd "$work" && cargo test -q --test gradients >/dev/null 2>&1); then
+  case "$file" in
+    src/sparse/*) check=(--test sparse sparse_gradients) ;;
+    *) check=(--test gradients) ;;
+  esac
+  if (cd "$work" && cargo test -q "${check[@]}" >/dev/null 2>&1); then
     echo "SURVIVED: $what"; survivors=$((survivors+1))
   else
     echo "killed:   $what"

@@ -160,15 +160,7 @@ impl Config {
 
     /// Checks every field; the first bad one is reported with its allowed range.
     pub fn validate(&self) -> Result<(), ConfigError> {
-        for f in &FIELDS {
-            let Range::Whole(lo, hi) = f.range else {
-                continue;
-            };
-            let value = self.whole(f.key);
-            if !(lo..=hi).contains(&value) {
-                return Err(ConfigError::new(f.key, format!("{}, got {value}", f.range)));
-            }
-        }
+        check_wholes(self)?;
         if self.distinct && self.length > self.vocab {
             return Err(ConfigError::new(
                 "length",
@@ -193,59 +185,37 @@ impl Config {
     /// kind or outside the field's range, and a key that is no field; leaves the other
     /// fields as they are. Checks between fields are [`Config::validate`]'s.
     pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), ConfigError> {
-        let Some(f) = field(key) else {
-            let keys: Vec<&str> = FIELDS.iter().map(|f| f.key).collect();
-            return Err(ConfigError::new(
-                shown_text(key),
-                format!("is not a setting (settings: {})", keys.join(", ")),
-            ));
-        };
-        let refuse = || ConfigError::new(f.key, format!("{}, got {}", f.range, value));
-        match f.range {
-            Range::Whole(lo, hi) => {
-                let x = number(value, is_whole_text).ok_or_else(refuse)?;
-                if !(x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64) {
-                    return Err(refuse());
-                }
-                self.set_whole(f.key, x as u64);
-            }
-            Range::Positive(max) => {
-                let x = number(value, is_decimal_text).ok_or_else(refuse)?;
-                // Read as f64 and rounded once to f32, as a page's Math.fround does.
-                let lr = x as f32;
-                if !(x.is_finite() && x > 0.0 && x <= max && lr > 0.0) {
-                    return Err(refuse());
-                }
-                self.learning_rate = lr;
-            }
-            Range::Choice(_) => {
-                let Value::Text(t) = value else {
-                    return Err(refuse());
-                };
-                match f.key {
-                    "task" => self.task = by_name(t).ok_or_else(refuse)?,
-                    "optimizer" => self.optimizer = by_name(t).ok_or_else(refuse)?,
-                    _ => self.attention = by_name(t).ok_or_else(refuse)?,
-                }
-            }
-            Range::Switch => {
-                let on = match value {
-                    Value::Switch(b) => b,
-                    Value::Number(x) if x == 0.0 || x == 1.0 => x == 1.0,
-                    Value::Text("1" | "true") => true,
-                    Value::Text("0" | "false") => false,
-                    _ => return Err(refuse()),
-                };
-                match f.key {
-                    "distinct" => self.distinct = on,
-                    _ => self.bidirectional = on,
-                }
-            }
-        }
-        Ok(())
+        set_field(self, key, value)
+    }
+}
+
+impl Settings for Config {
+    fn fields() -> &'static [Field] {
+        &FIELDS
     }
 
-    /// A whole-number field's value.
+    fn set_positive(&mut self, _key: &str, x: f32) {
+        self.learning_rate = x;
+    }
+
+    fn set_choice(&mut self, key: &str, name: &str) -> bool {
+        fn to<T: serde::de::DeserializeOwned>(slot: &mut T, name: &str) -> bool {
+            by_name(name).map(|v| *slot = v).is_some()
+        }
+        match key {
+            "task" => to(&mut self.task, name),
+            "optimizer" => to(&mut self.optimizer, name),
+            _ => to(&mut self.attention, name),
+        }
+    }
+
+    fn set_switch(&mut self, key: &str, on: bool) {
+        match key {
+            "distinct" => self.distinct = on,
+            _ => self.bidirectional = on,
+        }
+    }
+
     fn whole(&self, key: &str) -> u64 {
         match key {
             "vocab" => self.vocab as u64,
@@ -275,6 +245,95 @@ impl Config {
             _ => unreachable!("{key} is not a whole-number field"),
         }
     }
+}
+
+/// A lab's settings as the field machinery reads and writes them: its fields, and their
+/// values by key. [`set_field`] and [`check_wholes`] are written once against it.
+pub trait Settings {
+    /// Every field, in the order a form lists them.
+    fn fields() -> &'static [Field];
+    /// A whole-number field's value.
+    fn whole(&self, key: &str) -> u64;
+    fn set_whole(&mut self, key: &str, x: u64);
+    /// Sets a field of [`Range::Positive`] (checked).
+    fn set_positive(&mut self, key: &str, x: f32);
+    /// Sets a choice field to the value called `name`; false if none is.
+    fn set_choice(&mut self, key: &str, name: &str) -> bool;
+    fn set_switch(&mut self, key: &str, on: bool);
+}
+
+/// Sets one field of `settings` from the value a page, a link or a file gives for it: its
+/// text, a number, or a switch. Refuses (naming the field and its range) a value of the
+/// wrong kind or outside the field's range, and a key that is no field; leaves the other
+/// fields as they are.
+pub fn set_field<S: Settings>(
+    settings: &mut S,
+    key: &str,
+    value: Value<'_>,
+) -> Result<(), ConfigError> {
+    let fields = S::fields();
+    let Some(f) = fields.iter().find(|f| f.key == key) else {
+        let keys: Vec<&str> = fields.iter().map(|f| f.key).collect();
+        return Err(ConfigError::of(
+            fields,
+            shown_text(key),
+            format!("is not a setting (settings: {})", keys.join(", ")),
+        ));
+    };
+    let refuse = || ConfigError::of(fields, f.key, format!("{}, got {}", f.range, value));
+    match f.range {
+        Range::Whole(lo, hi) => {
+            let x = number(value, is_whole_text).ok_or_else(refuse)?;
+            if !(x.fract() == 0.0 && x >= lo as f64 && x <= hi as f64) {
+                return Err(refuse());
+            }
+            settings.set_whole(f.key, x as u64);
+        }
+        Range::Positive(max) => {
+            let x = number(value, is_decimal_text).ok_or_else(refuse)?;
+            // Read as f64 and rounded once to f32, as a page's Math.fround does.
+            let x32 = x as f32;
+            if !(x.is_finite() && x > 0.0 && x <= max && x32 > 0.0) {
+                return Err(refuse());
+            }
+            settings.set_positive(f.key, x32);
+        }
+        Range::Choice(_) => {
+            let Value::Text(t) = value else {
+                return Err(refuse());
+            };
+            if !settings.set_choice(f.key, t) {
+                return Err(refuse());
+            }
+        }
+        Range::Switch => {
+            let on = match value {
+                Value::Switch(b) => b,
+                Value::Number(x) if x == 0.0 || x == 1.0 => x == 1.0,
+                Value::Text("1" | "true") => true,
+                Value::Text("0" | "false") => false,
+                _ => return Err(refuse()),
+            };
+            settings.set_switch(f.key, on);
+        }
+    }
+    Ok(())
+}
+
+/// Checks every whole-number field of `settings` against its range; the first one out of
+/// it is refused.
+pub fn check_wholes<S: Settings>(settings: &S) -> Result<(), ConfigError> {
+    for f in S::fields() {
+        let Range::Whole(lo, hi) = f.range else {
+            continue;
+        };
+        let value = settings.whole(f.key);
+        if !(lo..=hi).contains(&value) {
+            let message = format!("{}, got {value}", f.range);
+            return Err(ConfigError::of(S::fields(), f.key, message));
+        }
+    }
+    Ok(())
 }
 
 /// The largest learning rate a run takes.
@@ -395,11 +454,6 @@ pub const FIELDS: [Field; 14] = [
     },
 ];
 
-/// The field called `key`, if one of [`FIELDS`] is.
-fn field(key: &str) -> Option<&'static Field> {
-    FIELDS.iter().find(|f| f.key == key)
-}
-
 /// A number given as one, or as text of the form `text_ok` accepts.
 fn number(value: Value<'_>, text_ok: fn(&str) -> bool) -> Option<f64> {
     match value {
@@ -410,7 +464,7 @@ fn number(value: Value<'_>, text_ok: fn(&str) -> bool) -> Option<f64> {
 }
 
 /// A choice field's value by the name its serde form gives it ("copy", "sgd", …).
-fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
+pub(crate) fn by_name<T: serde::de::DeserializeOwned>(name: &str) -> Option<T> {
     use serde::de::IntoDeserializer;
     let d: serde::de::value::StrDeserializer<'_, serde::de::value::Error> =
         name.into_deserializer();
@@ -473,18 +527,29 @@ fn is_decimal_text(t: &str) -> bool {
     mantissa_ok && exponent.is_none_or(is_whole_text)
 }
 
-/// A rejected setting: which field, and what it must be.
+/// A rejected setting: which field (its key, and the words a person knows it by where it is
+/// a field), and what it must be.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct ConfigError {
     pub field: String,
     pub message: String,
+    words: Option<&'static str>,
 }
 
 impl ConfigError {
+    /// A refusal of a field of [`Config`] (or of something that is no field, by its name).
     pub fn new(field: impl Into<String>, message: String) -> ConfigError {
+        ConfigError::of(&FIELDS, field, message)
+    }
+
+    /// A refusal of a field of `fields` (another lab's settings).
+    pub fn of(fields: &[Field], field: impl Into<String>, message: String) -> ConfigError {
+        let field = field.into();
+        let words = fields.iter().find(|f| f.key == field).map(|f| f.words);
         ConfigError {
-            field: field.into(),
+            field,
             message,
+            words,
         }
     }
 }
@@ -493,8 +558,8 @@ impl fmt::Display for ConfigError {
     /// "Width H (hidden): must be a whole number from 1 to 1024, got 0": the field in words
     /// (where it is one), its key, what it must be.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match field(&self.field) {
-            Some(x) => write!(f, "{} ({}): {}", x.words, x.key, self.message),
+        match self.words {
+            Some(words) => write!(f, "{words} ({}): {}", self.field, self.message),
             None => write!(f, "{}: {}", self.field, self.message),
         }
     }

@@ -7,32 +7,10 @@ use attention_playground::series::Series;
 use attention_playground::train::{
     check_params, Evaluation, StepError, Trainer, LOSSES_RECENT, LOSSES_WHOLE,
 };
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-/// Counts this thread's allocations, so a test can assert a region allocates nothing.
-struct Counting;
-
-thread_local! {
-    static ALLOCS: Cell<usize> = const { Cell::new(0) };
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        ALLOCS.with(|a| a.set(a.get() + 1));
-        System.alloc(layout)
-    }
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        System.dealloc(ptr, layout)
-    }
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        ALLOCS.with(|a| a.set(a.get() + 1));
-        System.realloc(ptr, layout, new_size)
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Counting = Counting;
+#[path = "common/counting.rs"]
+mod counting;
+use counting::allocations;
 
 fn small(seed: u64) -> Config {
     Config {
@@ -117,11 +95,11 @@ fn a_step_allocates_nothing() {
     })
     .unwrap();
     t.step().unwrap();
-    let before = ALLOCS.with(|a| a.get());
+    let before = allocations();
     for _ in 0..30 {
         t.step().unwrap();
     }
-    let after = ALLOCS.with(|a| a.get());
+    let after = allocations();
     assert_eq!(
         after - before,
         0,
@@ -151,11 +129,11 @@ fn a_shared_step_allocates_nothing() {
         }
     };
     step(&mut leader, &mut helper);
-    let before = ALLOCS.with(|a| a.get());
+    let before = allocations();
     for _ in 0..30 {
         step(&mut leader, &mut helper);
     }
-    let allocated = ALLOCS.with(|a| a.get()) - before;
+    let allocated = allocations() - before;
     assert_eq!(leader.history().len(), 5, "evaluated at 0, 7, 14, 21, 28");
     assert_eq!(allocated, 0, "30 shared steps allocated {allocated} times");
 }
@@ -373,11 +351,11 @@ fn a_small_evaluation_batch_is_evaluated_by_the_leader_alone() {
 #[test]
 fn a_million_steps_fit_in_a_runs_series() {
     let mut s = Series::new(LOSSES_WHOLE, LOSSES_RECENT);
-    let before = ALLOCS.with(|a| a.get());
+    let before = allocations();
     for step in 1..=1_000_000u64 {
         s.push(step, step as f32);
     }
-    assert_eq!(ALLOCS.with(|a| a.get()) - before, 0, "appending allocated");
+    assert_eq!(allocations() - before, 0, "appending allocated");
     let kept: Vec<u64> = s.iter().map(|(step, _)| step).collect();
     assert!(kept.len() <= s.capacity(), "{} entries kept", kept.len());
     assert!(kept.len() > LOSSES_WHOLE / 2, "{} entries kept", kept.len());

@@ -24,6 +24,9 @@ impl Dims {
     }
 }
 
+/// Declares a model's parameter tensors: a `Tensors<T>` struct with one field per tensor,
+/// `TENSOR_NAMES`, and `map` and `visit` over the tensors in the buffer's order. Every
+/// model's parameters are one flat buffer with named views of this kind.
 macro_rules! tensor_set {
     ($($name:ident),* $(,)?) => {
         /// One value per parameter tensor, in the buffer's order.
@@ -46,8 +49,41 @@ macro_rules! tensor_set {
                 $(f(stringify!($name), &self.$name);)*
             }
         }
+
+        impl Tensors<usize> {
+            /// Where tensors of these sizes lie, one after the other, in a flat buffer; and
+            /// the buffer's length.
+            pub fn ranges(self) -> (Tensors<std::ops::Range<usize>>, usize) {
+                let mut at = 0;
+                let ranges = self.map(|_, n| {
+                    let r = at..at + n;
+                    at += n;
+                    r
+                });
+                (ranges, at)
+            }
+        }
+
+        impl Tensors<std::ops::Range<usize>> {
+            /// Named read-only views of `buf`.
+            pub fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
+                self.clone().map(|_, r| &buf[r])
+            }
+
+            /// Named writable views of `buf`.
+            pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
+                let mut rest: &'a mut [f32] = buf;
+                self.clone().map(|_, r| {
+                    let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
+                    rest = tail;
+                    head
+                })
+            }
+        }
     };
 }
+
+pub(crate) use tensor_set;
 
 tensor_set!(
     embedding, // (NT, H)
@@ -76,6 +112,20 @@ pub enum Init {
     Normal,
     /// U(−1/√fan, 1/√fan), as `nn.LSTM` (fan = H) and `nn.Linear` (fan = in-features).
     Uniform { fan: usize },
+}
+
+impl Init {
+    /// Fills `t` with fresh draws from `rng`.
+    pub fn fill(self, t: &mut [f32], rng: &mut Rng) {
+        match self {
+            Init::Normal => t.iter_mut().for_each(|x| *x = rng.normal()),
+            Init::Uniform { fan } => {
+                let bound = 1.0 / (fan as f32).sqrt();
+                t.iter_mut()
+                    .for_each(|x| *x = rng.uniform_range(-bound, bound));
+            }
+        }
+    }
 }
 
 /// Where each tensor lives in the flat buffer.
@@ -114,17 +164,8 @@ impl Layout {
             w_out: n_tok * h,
             b_out: n_tok,
         };
-        let mut at = 0;
-        let ranges = sizes.map(|_, n| {
-            let r = at..at + n;
-            at += n;
-            r
-        });
-        Layout {
-            dims,
-            ranges,
-            len: at,
-        }
+        let (ranges, len) = sizes.ranges();
+        Layout { dims, ranges, len }
     }
 
     /// PyTorch's initialisation of each tensor.
@@ -144,33 +185,19 @@ impl Layout {
     /// Fills `buf` (len) with a fresh initialisation drawn from `rng`.
     pub fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
         assert_eq!(buf.len(), self.len);
-        self.ranges.visit(|name, r| {
-            let t = &mut buf[r.clone()];
-            match self.init_of(name) {
-                Init::Normal => t.iter_mut().for_each(|x| *x = rng.normal()),
-                Init::Uniform { fan } => {
-                    let bound = 1.0 / (fan as f32).sqrt();
-                    t.iter_mut()
-                        .for_each(|x| *x = rng.uniform_range(-bound, bound));
-                }
-            }
-        });
+        self.ranges
+            .visit(|name, r| self.init_of(name).fill(&mut buf[r.clone()], rng));
     }
 
     /// Named read-only views of `buf`.
     pub fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
         assert_eq!(buf.len(), self.len);
-        self.ranges.clone().map(|_, r| &buf[r])
+        self.ranges.split(buf)
     }
 
     /// Named writable views of `buf`.
     pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
         assert_eq!(buf.len(), self.len);
-        let mut rest: &'a mut [f32] = buf;
-        self.ranges.clone().map(|_, r| {
-            let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
-            rest = tail;
-            head
-        })
+        self.ranges.split_mut(buf)
     }
 }

@@ -1,0 +1,292 @@
+//! `scaling`: the sparse lab's sample-complexity experiment (SCIENCE.md 2) from the
+//! command line. For each length `T`, searches for the fewest training samples `m*` at
+//! which the median test accuracy over the seeds reaches the threshold; writes a CSV row
+//! per run, prints a table of `m*` against `T` beside the information limit `log2 C(T, s)`,
+//! and fits `m*` against `log2 T` and against `T`. Progress goes to stderr.
+
+use attention_playground::config::Value;
+use attention_playground::sparse::config::SparseConfig;
+use attention_playground::sparse::scaling::{fit, log2_choose, median, SampleSearch};
+use attention_playground::sparse::train::SparseTrainer;
+use std::io::Write;
+use std::time::Instant;
+
+mod common;
+use common::{num, parallel, value};
+
+const HELP: &str = "\
+scaling: the fewest training samples m* a self-attention head needs to learn a sparse
+Boolean function of T bits, for several T (Edelman et al. 2022).
+
+Options (defaults in brackets):
+  --preset NAME        start from a sparse-lab preset: and-3 and-3-few and-3-one-head
+                       majority-3 parity-2 [and-3]
+  --function F         and | or | majority | parity
+  --sparsity S         hidden bits s
+  --width D  --heads K  --mlp M  --batch B  --lr X  --test-samples N
+  --lengths LIST       the lengths T [8,16,32,64,128,256]
+  --seeds A-B          seeds per size [0-4]
+  --steps N            training steps per run [1000]
+  --threshold X        median test accuracy that counts as learned [0.95]
+  --start M            the first size tried at each length [16]
+  --max M              the largest size tried [8192]
+  --ratio R            stop when the failing and succeeding sizes are within R [1.19]
+  --jobs N             runs at once, one thread each [1]
+  --csv FILE           write the runs' CSV there instead of standard output
+";
+
+/// The CSV's header: one row per run.
+const HEADER: &str =
+    "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous";
+
+struct Args {
+    config: SparseConfig,
+    lengths: Vec<usize>,
+    seeds: Vec<u64>,
+    steps: u64,
+    threshold: f32,
+    start: usize,
+    max: usize,
+    ratio: f64,
+    jobs: usize,
+    csv: Option<String>,
+}
+
+fn parse(argv: &[String]) -> Result<Args, String> {
+    let mut a = Args {
+        config: SparseConfig::default(),
+        lengths: vec![8, 16, 32, 64, 128, 256],
+        seeds: (0..5).collect(),
+        steps: 1000,
+        threshold: 0.95,
+        start: 16,
+        max: 8192,
+        ratio: 1.19,
+        jobs: 1,
+        csv: None,
+    };
+    // The preset first, whatever its place: the other flags change it.
+    if let Some(i) = argv.iter().position(|x| x == "--preset") {
+        let name = argv.get(i + 1).ok_or("--preset needs a value")?;
+        a.config = SparseConfig::preset(name).ok_or(format!("--preset: no preset {name:?}"))?;
+    }
+    let mut it = argv.iter();
+    while let Some(flag) = it.next() {
+        let key = match flag.as_str() {
+            "--help" | "-h" => return Err(HELP.into()),
+            "--preset" => {
+                value(&mut it, flag)?;
+                continue;
+            }
+            "--function" => "function",
+            "--sparsity" => "sparsity",
+            "--width" => "width",
+            "--heads" => "heads",
+            "--mlp" => "mlp",
+            "--batch" => "batch",
+            "--lr" => "learning_rate",
+            "--test-samples" => "test_samples",
+            "--lengths" => {
+                a.lengths = value(&mut it, flag)?
+                    .split(',')
+                    .map(|x| num(x, flag))
+                    .collect::<Result<_, _>>()?;
+                continue;
+            }
+            "--seeds" => {
+                let v = value(&mut it, flag)?;
+                let (lo, hi) = v.split_once('-').unwrap_or((v, v));
+                let (lo, hi): (u64, u64) = (num(lo, flag)?, num(hi, flag)?);
+                if lo > hi {
+                    return Err(format!("{flag}: {lo} is after {hi}"));
+                }
+                a.seeds = (lo..=hi).collect();
+                continue;
+            }
+            "--steps" => {
+                a.steps = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--threshold" => {
+                a.threshold = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--start" => {
+                a.start = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--max" => {
+                a.max = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--ratio" => {
+                a.ratio = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--jobs" => {
+                a.jobs = num(value(&mut it, flag)?, flag)?;
+                continue;
+            }
+            "--csv" => {
+                a.csv = Some(value(&mut it, flag)?.to_string());
+                continue;
+            }
+            other => return Err(format!("unknown option {other:?} (--help lists them)")),
+        };
+        let v = value(&mut it, flag)?;
+        a.config
+            .set(key, Value::Text(v))
+            .map_err(|e| format!("{flag}: {e}"))?;
+    }
+    if a.lengths.is_empty() || a.seeds.is_empty() || a.steps == 0 || a.jobs == 0 {
+        return Err("--lengths, --seeds, --steps and --jobs need at least one".into());
+    }
+    if !(a.start >= 1 && a.max >= a.start && a.ratio > 1.0) {
+        return Err("--start must be at least 1, --max at least --start, --ratio above 1".into());
+    }
+    for &t in &a.lengths {
+        let c = SparseConfig {
+            length: t,
+            ..a.config.clone()
+        };
+        c.validate().map_err(|e| format!("--lengths {t}: {e}"))?;
+    }
+    Ok(a)
+}
+
+/// One run's result.
+struct Run {
+    seed: u64,
+    train: f32,
+    test: f32,
+    mass: f32,
+    found: bool,
+    rejected: usize,
+    ambiguous: bool,
+}
+
+fn train(config: SparseConfig, steps: u64) -> Run {
+    let seed = config.seed;
+    let mut t = SparseTrainer::new(SparseConfig {
+        eval_every: steps as usize,
+        ..config
+    })
+    .expect("settings checked");
+    for _ in 0..steps {
+        t.step();
+    }
+    let e = *t.latest();
+    Run {
+        seed,
+        train: e.train_accuracy,
+        test: e.test_accuracy,
+        mass: e.mass,
+        found: e.found,
+        rejected: t.task().rejected,
+        ambiguous: t.task().ambiguous,
+    }
+}
+
+fn main() {
+    let argv: Vec<String> = std::env::args().skip(1).collect();
+    let a = match parse(&argv) {
+        Ok(a) => a,
+        Err(e) => {
+            eprintln!("{e}");
+            std::process::exit(if e == HELP { 0 } else { 2 });
+        }
+    };
+    let mut out: Box<dyn Write> = match &a.csv {
+        Some(path) => Box::new(std::io::BufWriter::new(
+            std::fs::File::create(path).unwrap_or_else(|e| {
+                eprintln!("--csv {path}: {e}");
+                std::process::exit(2)
+            }),
+        )),
+        None => Box::new(std::io::stdout()),
+    };
+    writeln!(out, "{HEADER}").unwrap();
+    let c = &a.config;
+    let function = format!("{:?}", c.function).to_lowercase();
+    let started = Instant::now();
+    let mut table = Vec::new();
+    for &t in &a.lengths {
+        let mut search = SampleSearch::new(a.start, a.max, a.ratio);
+        while let Some(m) = search.next() {
+            let runs = parallel(a.seeds.len(), a.jobs, |i| {
+                let config = SparseConfig {
+                    length: t,
+                    samples: m,
+                    seed: a.seeds[i],
+                    ..c.clone()
+                };
+                train(config, a.steps)
+            });
+            for r in &runs {
+                writeln!(
+                    out,
+                    "{function},{},{t},{m},{},{},{},{},{},{},{}",
+                    c.sparsity,
+                    r.seed,
+                    r.train,
+                    r.test,
+                    r.mass,
+                    u8::from(r.found),
+                    r.rejected,
+                    u8::from(r.ambiguous)
+                )
+                .unwrap();
+            }
+            let tests: Vec<f32> = runs.iter().map(|r| r.test).collect();
+            let med = median(&tests);
+            search.record(m, med >= a.threshold);
+            eprintln!(
+                "T {t:>4}  m {m:>5}: median test accuracy {med:.3} ({:.0} s)",
+                started.elapsed().as_secs_f64()
+            );
+        }
+        table.push((t, search.result(), search.failed));
+    }
+    out.flush().unwrap();
+    println!(
+        "\n{function} of {} bits, {} seeds, {} steps, median test accuracy >= {}:",
+        c.sparsity,
+        a.seeds.len(),
+        a.steps,
+        a.threshold
+    );
+    println!(
+        "{:>6} {:>8} {:>12} {:>14}",
+        "T", "m*", "last failed", "log2 C(T, s)"
+    );
+    for &(t, found, failed) in &table {
+        let m = found.map_or("none".to_string(), |m| m.to_string());
+        let limit = log2_choose(t, c.sparsity);
+        println!("{t:>6} {m:>8} {failed:>12} {limit:>14.1}");
+    }
+    let points: Vec<(usize, f64)> = table
+        .iter()
+        .filter_map(|&(t, m, _)| m.map(|m| (t, m as f64)))
+        .collect();
+    let log_fit = fit(&points
+        .iter()
+        .map(|&(t, m)| ((t as f64).log2(), m))
+        .collect::<Vec<_>>());
+    let lin_fit = fit(&points
+        .iter()
+        .map(|&(t, m)| (t as f64, m))
+        .collect::<Vec<_>>());
+    if let (Some(l), Some(n)) = (log_fit, lin_fit) {
+        println!(
+            "m* ~ {:.1} + {:.1} log2 T   (R^2 {:.3})",
+            l.intercept, l.slope, l.r2
+        );
+        println!(
+            "m* ~ {:.1} + {:.3} T       (R^2 {:.3})",
+            n.intercept, n.slope, n.r2
+        );
+        let better = if l.r2 >= n.r2 { "log T" } else { "T" };
+        println!("m* follows {better} more closely.");
+    }
+    eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
+}

@@ -1,0 +1,363 @@
+//! The sparse lab's settings (SCIENCE.md 2): defaults, named presets, and `set` and
+//! `validate`, whose every refusal names the field in words and its allowed range. The
+//! field machinery (ranges, values, refusals) is the copying lab's (`crate::config`).
+
+use crate::config::{
+    by_name, check_wholes, set_field, ConfigError, Field, Range, Settings, Value, MAX_SEED,
+};
+use serde::{Deserialize, Serialize};
+
+/// The Boolean function of the hidden bits `x_S` that labels an input.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum BoolFunction {
+    /// 1 iff every hidden bit is 1 (bits are 1 with probability `2^(−1/s)`).
+    And,
+    /// 1 iff some hidden bit is 1 (bits are 1 with probability `1 − 2^(−1/s)`).
+    Or,
+    /// 1 iff more than half of the hidden bits are 1 (`s` odd; fair bits).
+    Majority,
+    /// 1 iff an odd number of the hidden bits are 1 (fair bits).
+    Parity,
+}
+
+impl BoolFunction {
+    /// The label of `ones` ones among `s` hidden bits.
+    pub fn of(self, ones: usize, s: usize) -> bool {
+        match self {
+            BoolFunction::And => ones == s,
+            BoolFunction::Or => ones > 0,
+            BoolFunction::Majority => 2 * ones > s,
+            BoolFunction::Parity => ones % 2 == 1,
+        }
+    }
+
+    /// The probability that a bit is 1, chosen so that both labels are equally likely.
+    pub fn p_one(self, s: usize) -> f64 {
+        let half_root = 0.5f64.powf(1.0 / s as f64);
+        match self {
+            BoolFunction::And => half_root,
+            BoolFunction::Or => 1.0 - half_root,
+            BoolFunction::Majority | BoolFunction::Parity => 0.5,
+        }
+    }
+}
+
+/// Everything that defines a run of the sparse lab; the same settings give the same run bit
+/// for bit.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SparseConfig {
+    pub function: BoolFunction,
+    /// `T`, the bits of an input.
+    pub length: usize,
+    /// `s`, the hidden positions the label depends on.
+    pub sparsity: usize,
+    /// `m`, the fixed training set's size.
+    pub samples: usize,
+    /// The fresh test set's size.
+    pub test_samples: usize,
+    /// `d`, the width of the embeddings, keys, queries and values.
+    pub width: usize,
+    /// `K`, the attention heads (their outputs are concatenated).
+    pub heads: usize,
+    /// The width of the ReLU layer between the heads and the logit.
+    pub mlp: usize,
+    /// Training samples per step (at most `m`: a smaller set is one batch).
+    pub batch: usize,
+    pub learning_rate: f32,
+    pub seed: u64,
+    /// Evaluate every this many steps (and at step 0).
+    pub eval_every: usize,
+}
+
+impl Default for SparseConfig {
+    fn default() -> SparseConfig {
+        SparseConfig::preset("and-3").expect("the default preset exists")
+    }
+}
+
+/// The named presets, in the order a UI lists them.
+pub const PRESETS: [&str; 5] = [
+    "and-3",
+    "and-3-few",
+    "and-3-one-head",
+    "majority-3",
+    "parity-2",
+];
+
+impl SparseConfig {
+    /// The settings of a named preset.
+    pub fn preset(name: &str) -> Option<SparseConfig> {
+        let base = SparseConfig {
+            function: BoolFunction::And,
+            length: 32,
+            sparsity: 3,
+            samples: 200,
+            test_samples: 2000,
+            width: 16,
+            heads: 4,
+            mlp: 32,
+            batch: 64,
+            learning_rate: 1e-2,
+            seed: 0,
+            eval_every: 10,
+        };
+        Some(match name {
+            "and-3" => base,
+            "and-3-few" => SparseConfig {
+                samples: 20,
+                ..base
+            },
+            "and-3-one-head" => SparseConfig { heads: 1, ..base },
+            "majority-3" => SparseConfig {
+                function: BoolFunction::Majority,
+                samples: 400,
+                ..base
+            },
+            "parity-2" => SparseConfig {
+                function: BoolFunction::Parity,
+                length: 16,
+                sparsity: 2,
+                samples: 100,
+                eval_every: 25,
+                ..base
+            },
+            _ => return None,
+        })
+    }
+
+    /// Checks every field and the checks between them; the first bad one is reported with
+    /// its allowed range.
+    pub fn validate(&self) -> Result<(), ConfigError> {
+        let refuse = |key: &str, message: String| ConfigError::of(&FIELDS, key, message);
+        check_wholes(self)?;
+        if self.sparsity > self.length {
+            return Err(refuse(
+                "sparsity",
+                format!(
+                    "must be at most the length T ({}), got {}",
+                    self.length, self.sparsity
+                ),
+            ));
+        }
+        if self.function == BoolFunction::Majority && self.sparsity.is_multiple_of(2) {
+            return Err(refuse(
+                "sparsity",
+                format!(
+                    "must be odd for majority (a tie has no label), got {}",
+                    self.sparsity
+                ),
+            ));
+        }
+        let lr = f64::from(self.learning_rate);
+        if !(lr.is_finite() && lr > 0.0 && lr <= MAX_LEARNING_RATE) {
+            return Err(refuse(
+                "learning_rate",
+                format!("{}, got {lr}", Range::Positive(MAX_LEARNING_RATE)),
+            ));
+        }
+        Ok(())
+    }
+
+    /// Sets one field from the value a page, a link or a file gives for it (text, a number
+    /// or a switch); refuses a value of the wrong kind or range, and a key that is no field,
+    /// leaving the other fields as they are. Checks between fields are `validate`'s.
+    pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), ConfigError> {
+        set_field(self, key, value)
+    }
+}
+
+impl Settings for SparseConfig {
+    fn fields() -> &'static [Field] {
+        &FIELDS
+    }
+
+    fn whole(&self, key: &str) -> u64 {
+        match key {
+            "length" => self.length as u64,
+            "sparsity" => self.sparsity as u64,
+            "samples" => self.samples as u64,
+            "test_samples" => self.test_samples as u64,
+            "width" => self.width as u64,
+            "heads" => self.heads as u64,
+            "mlp" => self.mlp as u64,
+            "batch" => self.batch as u64,
+            "seed" => self.seed,
+            "eval_every" => self.eval_every as u64,
+            _ => unreachable!("{key} is not a whole-number field"),
+        }
+    }
+
+    fn set_whole(&mut self, key: &str, x: u64) {
+        let n = x as usize;
+        match key {
+            "length" => self.length = n,
+            "sparsity" => self.sparsity = n,
+            "samples" => self.samples = n,
+            "test_samples" => self.test_samples = n,
+            "width" => self.width = n,
+            "heads" => self.heads = n,
+            "mlp" => self.mlp = n,
+            "batch" => self.batch = n,
+            "seed" => self.seed = x,
+            "eval_every" => self.eval_every = n,
+            _ => unreachable!("{key} is not a whole-number field"),
+        }
+    }
+
+    fn set_positive(&mut self, _key: &str, x: f32) {
+        self.learning_rate = x;
+    }
+
+    fn set_choice(&mut self, _key: &str, name: &str) -> bool {
+        by_name(name).map(|f| self.function = f).is_some()
+    }
+
+    fn set_switch(&mut self, key: &str, _on: bool) {
+        unreachable!("the sparse lab has no switch ({key})")
+    }
+}
+
+/// The largest learning rate a run takes.
+const MAX_LEARNING_RATE: f64 = 100.0;
+/// The longest input: the training set's check enumerates every hidden set of `s` of `T`.
+pub const MAX_LENGTH: usize = 256;
+/// The most hidden positions (`C(256, 4)` sets are the most the check enumerates).
+pub const MAX_SPARSITY: usize = 4;
+/// The most attention heads.
+pub const MAX_HEADS: usize = 8;
+
+/// Every field of [`SparseConfig`], in the order a form lists them.
+pub const FIELDS: [Field; 12] = [
+    Field {
+        key: "function",
+        words: "Function",
+        range: Range::Choice(&["and", "or", "majority", "parity"]),
+    },
+    Field {
+        key: "length",
+        words: "Length T",
+        range: Range::Whole(2, MAX_LENGTH as u64),
+    },
+    Field {
+        key: "sparsity",
+        words: "Hidden bits s",
+        range: Range::Whole(1, MAX_SPARSITY as u64),
+    },
+    Field {
+        key: "samples",
+        words: "Training samples m",
+        range: Range::Whole(1, 100_000),
+    },
+    Field {
+        key: "test_samples",
+        words: "Test samples",
+        range: Range::Whole(100, 20_000),
+    },
+    Field {
+        key: "width",
+        words: "Width d",
+        range: Range::Whole(1, 128),
+    },
+    Field {
+        key: "heads",
+        words: "Heads K",
+        range: Range::Whole(1, MAX_HEADS as u64),
+    },
+    Field {
+        key: "mlp",
+        words: "MLP width",
+        range: Range::Whole(1, 512),
+    },
+    Field {
+        key: "batch",
+        words: "Batch",
+        range: Range::Whole(1, 4096),
+    },
+    Field {
+        key: "learning_rate",
+        words: "Learning rate",
+        range: Range::Positive(MAX_LEARNING_RATE),
+    },
+    Field {
+        key: "seed",
+        words: "Seed",
+        range: Range::Whole(0, MAX_SEED),
+    },
+    Field {
+        key: "eval_every",
+        words: "Evaluation interval (steps)",
+        range: Range::Whole(1, 100_000),
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn presets_are_valid() {
+        for name in PRESETS {
+            let c = SparseConfig::preset(name).unwrap();
+            c.validate().unwrap_or_else(|e| panic!("{name}: {e}"));
+        }
+        assert!(SparseConfig::preset("nope").is_none());
+    }
+
+    #[test]
+    fn refusals_name_the_field_in_words_with_its_range() {
+        let mut c = SparseConfig::default();
+        let e = c.set("length", Value::Text("1")).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "Length T (length): must be a whole number from 2 to 256, got “1”"
+        );
+        assert_eq!(c, SparseConfig::default(), "a refusal changes nothing");
+        let e = c.set("function", Value::Text("xor")).unwrap_err();
+        assert!(e
+            .to_string()
+            .starts_with("Function (function): must be one of and, or"));
+        let e = c.set("vocab", Value::Number(3.0)).unwrap_err();
+        assert!(e.to_string().contains("is not a setting"), "{e}");
+        c.set("length", Value::Text("4")).unwrap();
+        c.set("sparsity", Value::Number(4.0)).unwrap();
+        c.validate().unwrap();
+        c.set("length", Value::Number(3.0)).unwrap();
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "sparsity");
+        assert!(e
+            .to_string()
+            .starts_with("Hidden bits s (sparsity): must be at most"));
+        c.set("length", Value::Number(8.0)).unwrap();
+        c.set("function", Value::Text("majority")).unwrap();
+        assert!(c.validate().unwrap_err().message.contains("odd"));
+    }
+
+    /// The bit probability balances the labels: P(f(x_S) = 1) = 1/2 exactly, by summing
+    /// over the number of ones.
+    #[test]
+    fn bit_probability_balances_the_labels() {
+        for f in [
+            BoolFunction::And,
+            BoolFunction::Or,
+            BoolFunction::Majority,
+            BoolFunction::Parity,
+        ] {
+            for s in 1..=MAX_SPARSITY {
+                if f == BoolFunction::Majority && s % 2 == 0 {
+                    continue;
+                }
+                let p = f.p_one(s);
+                let mut one = 0.0;
+                for k in 0..=s {
+                    let ways = (0..k).fold(1.0, |c, i| c * (s - i) as f64 / (i + 1) as f64);
+                    if f.of(k, s) {
+                        one += ways * p.powi(k as i32) * (1.0 - p).powi((s - k) as i32);
+                    }
+                }
+                assert!((one - 0.5).abs() < 1e-12, "{f:?} s {s}: {one}");
+            }
+        }
+    }
+}

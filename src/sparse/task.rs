@@ -1,0 +1,335 @@
+//! The sparse lab's data (SCIENCE.md 2): a hidden set `S` of `s` positions drawn from the
+//! seed, a fixed training set of `m` inputs labelled by `f(x_S)` (redrawn while another
+//! hidden set of size `s` explains it as well as `S` does), and a fresh test set.
+
+use super::config::{BoolFunction, SparseConfig};
+use crate::rng::Rng;
+
+/// Random streams of a seed (the model's initialisation is stream 0, its batches stream 3).
+const STREAM_HIDDEN: u64 = 10;
+const STREAM_TRAIN: u64 = 11;
+const STREAM_TEST: u64 = 12;
+
+/// How many times a training set is drawn before one that `S` alone explains is given up
+/// on (with too few samples, every draw is explained by other sets too).
+pub const MAX_DRAWS: usize = 50;
+
+/// Inputs and their labels.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Samples {
+    pub len: usize,
+    pub bits: Vec<u8>,    // (n, T) 0 or 1
+    pub labels: Vec<f32>, // (n,) 0 or 1
+}
+
+impl Samples {
+    /// `n` inputs of `T` bits, each 1 with probability `p`, labelled by `f` of `hidden`.
+    fn draw(n: usize, c: &SparseConfig, hidden: &[usize], rng: &mut Rng) -> Samples {
+        let t = c.length;
+        let p = c.function.p_one(c.sparsity);
+        let mut bits = vec![0u8; n * t];
+        for b in bits.iter_mut() {
+            *b = u8::from((rng.uniform() as f64) < p);
+        }
+        let labels = (0..n)
+            .map(|i| {
+                let ones = hidden.iter().filter(|&&h| bits[i * t + h] == 1).count();
+                if c.function.of(ones, c.sparsity) {
+                    1.0
+                } else {
+                    0.0
+                }
+            })
+            .collect();
+        Samples {
+            len: n,
+            bits,
+            labels,
+        }
+    }
+
+    /// Input `i`'s bits (T,).
+    pub fn input(&self, i: usize) -> &[u8] {
+        let t = self.bits.len() / self.len;
+        &self.bits[i * t..(i + 1) * t]
+    }
+
+    /// The fraction of labels that are 1.
+    pub fn positive_rate(&self) -> f64 {
+        self.labels.iter().map(|&y| y as f64).sum::<f64>() / self.len as f64
+    }
+}
+
+/// The task of one run.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SparseTask {
+    pub hidden: Vec<usize>, // (s,) the hidden positions S, ascending
+    pub train: Samples,     // (m) drawn once
+    pub test: Samples,      // (test_samples) drawn once, from another stream
+    /// Training sets drawn and rejected because another hidden set explained them too.
+    pub rejected: usize,
+    /// Whether the training set kept is still explained by another hidden set (every one of
+    /// [`MAX_DRAWS`] draws was).
+    pub ambiguous: bool,
+}
+
+impl SparseTask {
+    pub fn new(c: &SparseConfig) -> SparseTask {
+        let mut rng = Rng::new(c.seed, STREAM_HIDDEN);
+        let mut positions: Vec<usize> = (0..c.length).collect();
+        rng.shuffle(&mut positions);
+        let mut hidden = positions[..c.sparsity].to_vec();
+        hidden.sort_unstable();
+        let mut rng = Rng::new(c.seed, STREAM_TRAIN);
+        let mut rejected = 0;
+        let mut train = Samples::draw(c.samples, c, &hidden, &mut rng);
+        let mut ambiguous = explainers(&train, c.function, c.sparsity, 2) > 1;
+        while ambiguous && rejected + 1 < MAX_DRAWS {
+            rejected += 1;
+            train = Samples::draw(c.samples, c, &hidden, &mut rng);
+            ambiguous = explainers(&train, c.function, c.sparsity, 2) > 1;
+        }
+        let test = Samples::draw(
+            c.test_samples,
+            c,
+            &hidden,
+            &mut Rng::new(c.seed, STREAM_TEST),
+        );
+        SparseTask {
+            hidden,
+            train,
+            test,
+            rejected,
+            ambiguous,
+        }
+    }
+}
+
+/// How many sets of `s` positions label every sample of `set` as `f` does, counted up to
+/// `limit` (the search stops there).
+pub fn explainers(set: &Samples, f: BoolFunction, s: usize, limit: usize) -> usize {
+    let t = set.bits.len() / set.len.max(1);
+    // Each position's bits over the samples, 64 samples a word: a candidate set's labels
+    // are computed 64 samples at a time.
+    let words = set.len.div_ceil(64);
+    let mut columns = vec![0u64; t * words]; // (T, words)
+    for i in 0..set.len {
+        for (p, &b) in set.input(i).iter().enumerate() {
+            columns[p * words + i / 64] |= u64::from(b) << (i % 64);
+        }
+    }
+    let mut labels = vec![0u64; words]; // (words,)
+    for (i, &y) in set.labels.iter().enumerate() {
+        labels[i / 64] |= u64::from(y == 1.0) << (i % 64);
+    }
+    let last_mask = match set.len % 64 {
+        0 => u64::MAX,
+        r => (1u64 << r) - 1,
+    };
+    let mut search = Search {
+        columns: &columns,
+        labels: &labels,
+        words,
+        t,
+        s,
+        last_mask,
+        f,
+        limit,
+        found: 0,
+        counters: vec![[0; 3]; words * (s + 1)],
+    };
+    search.from(0, 0);
+    search.found
+}
+
+/// The enumeration of [`explainers`]: the sets of `s` positions in increasing order, each
+/// level adding one position's column to the per-sample counts of ones.
+struct Search<'a> {
+    columns: &'a [u64], // (T, words) each position's bits, 64 samples a word
+    labels: &'a [u64],  // (words,)
+    words: usize,
+    t: usize,
+    s: usize,
+    /// The samples of the last word.
+    last_mask: u64,
+    f: BoolFunction,
+    limit: usize,
+    found: usize,
+    /// Per level (sets of that many positions so far) and word, the count of ones of each
+    /// sample in three bit planes (s ≤ 4 < 8). (s + 1, words)
+    counters: Vec<[u64; 3]>,
+}
+
+impl Search<'_> {
+    /// Goes on from a set of `level` positions, adding positions from `first` on.
+    fn from(&mut self, level: usize, first: usize) {
+        if self.found >= self.limit {
+            return;
+        }
+        let words = self.words;
+        if level == self.s {
+            let counts = &self.counters[level * words..];
+            let explains = (0..words).all(|w| {
+                let mask = if w + 1 == words {
+                    self.last_mask
+                } else {
+                    u64::MAX
+                };
+                (self.label_of(counts[w]) ^ self.labels[w]) & mask == 0
+            });
+            self.found += usize::from(explains);
+            return;
+        }
+        for p in first..=self.t - (self.s - level) {
+            let (done, next) = self.counters.split_at_mut((level + 1) * words);
+            for w in 0..words {
+                // Adds the column's bit to the three-bit count: a ripple of carries.
+                let [c0, c1, c2] = done[level * words + w];
+                let x = self.columns[p * words + w];
+                next[w] = [c0 ^ x, c1 ^ (c0 & x), c2 | (c1 & c0 & x)];
+            }
+            self.from(level + 1, p + 1);
+        }
+    }
+
+    /// The labels of 64 samples from their counts of ones (three bit planes).
+    fn label_of(&self, [c0, c1, c2]: [u64; 3]) -> u64 {
+        // The samples whose count is k.
+        let count_is = |k: usize| {
+            let plane = |bit: usize, c: u64| if k >> bit & 1 == 1 { c } else { !c };
+            plane(0, c0) & plane(1, c1) & plane(2, c2)
+        };
+        (0..=self.s)
+            .filter(|&k| self.f.of(k, self.s))
+            .fold(0, |acc, k| acc | count_is(k))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(f: BoolFunction, t: usize, s: usize, m: usize, seed: u64) -> SparseConfig {
+        SparseConfig {
+            function: f,
+            length: t,
+            sparsity: s,
+            samples: m,
+            seed,
+            ..SparseConfig::default()
+        }
+    }
+
+    /// The labels are `f(x_S)`, `S` has `s` distinct positions, and the same seed gives the
+    /// same task.
+    #[test]
+    fn labels_follow_the_hidden_set() {
+        for f in [BoolFunction::And, BoolFunction::Or, BoolFunction::Parity] {
+            let c = config(f, 12, 2, 100, 5);
+            let task = SparseTask::new(&c);
+            assert_eq!(task.hidden.len(), 2);
+            assert!(task.hidden.windows(2).all(|w| w[0] < w[1]) && task.hidden[1] < 12);
+            for set in [&task.train, &task.test] {
+                for i in 0..set.len {
+                    let ones = task
+                        .hidden
+                        .iter()
+                        .filter(|&&h| set.input(i)[h] == 1)
+                        .count();
+                    assert_eq!(set.labels[i] == 1.0, f.of(ones, 2));
+                }
+            }
+            assert_eq!(task, SparseTask::new(&c));
+            assert_ne!(
+                task.train,
+                SparseTask::new(&SparseConfig { seed: 6, ..c }).train
+            );
+        }
+    }
+
+    /// Balanced labels where promised: about half the test labels are 1 for each function.
+    #[test]
+    fn labels_are_balanced() {
+        for (f, s) in [
+            (BoolFunction::And, 3),
+            (BoolFunction::Or, 4),
+            (BoolFunction::Majority, 3),
+            (BoolFunction::Parity, 2),
+        ] {
+            let c = SparseConfig {
+                test_samples: 20_000,
+                ..config(f, 32, s, 50, 1)
+            };
+            let rate = SparseTask::new(&c).test.positive_rate();
+            // 20,000 fair draws: a standard deviation of 0.0035.
+            assert!((rate - 0.5).abs() < 0.015, "{f:?}: {rate}");
+        }
+    }
+
+    /// The search counts exactly the sets a brute-force check counts.
+    #[test]
+    fn explainers_match_brute_force() {
+        let mut rng = Rng::new(9, 0);
+        for trial in 0..60 {
+            let f = [
+                BoolFunction::And,
+                BoolFunction::Or,
+                BoolFunction::Majority,
+                BoolFunction::Parity,
+            ][trial % 4];
+            let s = if f == BoolFunction::Majority {
+                1 + 2 * (trial % 2)
+            } else {
+                1 + trial % 4
+            };
+            let t = s + rng.below(6);
+            let n = 1 + rng.below(150);
+            let c = config(f, t, s, n, trial as u64);
+            let set = Samples::draw(n, &c, &(0..s).collect::<Vec<_>>(), &mut rng);
+            let mut brute = 0;
+            let mut idx: Vec<usize> = (0..s).collect();
+            loop {
+                let ok = (0..n).all(|i| {
+                    let ones = idx.iter().filter(|&&p| set.input(i)[p] == 1).count();
+                    f.of(ones, s) == (set.labels[i] == 1.0)
+                });
+                brute += usize::from(ok);
+                // Next combination of s of t.
+                let Some(k) = (0..s).rev().find(|&k| idx[k] < t - s + k) else {
+                    break;
+                };
+                idx[k] += 1;
+                for j in k + 1..s {
+                    idx[j] = idx[j - 1] + 1;
+                }
+            }
+            assert!(brute >= 1, "the true set explains its own labels");
+            assert_eq!(
+                explainers(&set, f, s, usize::MAX),
+                brute,
+                "trial {trial} {f:?} s {s} t {t} n {n}"
+            );
+            assert_eq!(explainers(&set, f, s, 1), 1);
+        }
+    }
+
+    /// Training sets that another hidden set explains are redrawn: with enough samples the
+    /// kept set names `S` alone; with too few, every draw is rejected and the run says so.
+    #[test]
+    fn ambiguous_training_sets_are_redrawn() {
+        let c = config(BoolFunction::And, 16, 3, 60, 2);
+        let task = SparseTask::new(&c);
+        assert!(!task.ambiguous);
+        assert_eq!(explainers(&task.train, c.function, 3, 3), 1);
+        let few = config(BoolFunction::And, 16, 3, 3, 2);
+        let task = SparseTask::new(&few);
+        assert!(task.ambiguous);
+        assert_eq!(task.rejected, MAX_DRAWS - 1);
+        // Some seeds at a middle size need a redraw or two, and end unambiguous.
+        let redrawn = (0..40)
+            .map(|seed| SparseTask::new(&config(BoolFunction::And, 16, 3, 24, seed)))
+            .filter(|t| t.rejected > 0 && !t.ambiguous)
+            .count();
+        assert!(redrawn > 0, "no seed needed a redraw at m = 24");
+    }
+}

@@ -1,0 +1,279 @@
+//! One training run of the sparse lab: the model's parameters and Adam, mini-batches drawn
+//! in a fresh order each pass over the fixed training set, and the evaluations (train and
+//! test loss and accuracy, the attention on the hidden positions) in bounded memory.
+//! Everything is allocated in `new`; a step allocates nothing.
+
+use super::config::{SparseConfig, MAX_HEADS};
+use super::model::{Dims, SparseModel, Workspace};
+use super::task::SparseTask;
+use crate::config::{ConfigError, OptimizerKind};
+use crate::optim::Optimizer;
+use crate::rng::Rng;
+use crate::series::Series;
+
+/// Random stream of the initialisation, and of the order of the training samples.
+const STREAM_INIT: u64 = 0;
+const STREAM_ORDER: u64 = 3;
+/// Inputs per forward pass of an evaluation.
+const EVAL_CHUNK: usize = 256;
+/// Slots of the series (as the copying lab's, `crate::train`).
+pub const LOSSES_WHOLE: usize = 4096;
+pub const LOSSES_RECENT: usize = 1024;
+pub const HISTORY_WHOLE: usize = 2048;
+pub const HISTORY_RECENT: usize = 512;
+
+/// What an evaluation measures, at one step.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct SparseEvaluation {
+    pub step: u64,
+    /// Mean logistic loss and accuracy on the whole training set.
+    pub train_loss: f32,
+    pub train_accuracy: f32,
+    /// The same on the test set.
+    pub test_loss: f32,
+    pub test_accuracy: f32,
+    /// The attention's mass on the hidden positions, averaged over the test set and the
+    /// heads; and of each head (the first `K` entries).
+    pub mass: f32,
+    pub head_mass: [f32; MAX_HEADS],
+    /// Whether the `s` positions with the most attention (averaged over the test set and
+    /// the heads) are the hidden ones.
+    pub found: bool,
+}
+
+/// A sum over inputs of an evaluation's loss and hits.
+#[derive(Clone, Copy, Debug, Default)]
+struct Tally {
+    loss: f64,
+    hits: usize,
+}
+
+#[derive(Clone, Debug)]
+pub struct SparseTrainer {
+    config: SparseConfig,
+    task: SparseTask,
+    model: SparseModel,
+    params: Vec<f32>, // (P,) flat, layout `model.ranges`
+    grads: Vec<f32>,  // (P,)
+    optimizer: Optimizer,
+    ws: Workspace,      // batch B
+    eval_ws: Workspace, // batch EVAL_CHUNK
+    order: Vec<usize>,  // (m,) the training samples in this pass's order
+    cursor: usize,      // the next batch starts at order[cursor]
+    order_rng: Rng,
+    batch_bits: Vec<u8>,    // (B, T)
+    batch_labels: Vec<f32>, // (B,)
+    attention: Vec<f32>,    // (K, T) each head's attention averaged over the test set
+    step: u64,
+    last_loss: f32,
+    losses: Series<f32>,
+    history: Series<SparseEvaluation>,
+}
+
+impl SparseTrainer {
+    pub fn new(config: SparseConfig) -> Result<SparseTrainer, ConfigError> {
+        config.validate()?;
+        let dims = Dims {
+            length: config.length,
+            width: config.width,
+            heads: config.heads,
+            mlp: config.mlp,
+        };
+        let model = SparseModel::new(dims);
+        let task = SparseTask::new(&config);
+        let batch = config.batch.min(config.samples);
+        let mut t = SparseTrainer {
+            params: vec![0.0; model.len],
+            grads: vec![0.0; model.len],
+            optimizer: Optimizer::new(OptimizerKind::Adam, config.learning_rate, model.len),
+            ws: model.workspace(batch),
+            eval_ws: model.workspace(EVAL_CHUNK),
+            order: (0..config.samples).collect(),
+            cursor: 0,
+            order_rng: Rng::new(config.seed, STREAM_ORDER),
+            batch_bits: vec![0; batch * config.length],
+            batch_labels: vec![0.0; batch],
+            attention: vec![0.0; config.heads * config.length],
+            step: 0,
+            last_loss: f32::NAN,
+            losses: Series::new(LOSSES_WHOLE, LOSSES_RECENT),
+            history: Series::new(HISTORY_WHOLE, HISTORY_RECENT),
+            model,
+            task,
+            config,
+        };
+        t.reset(None);
+        Ok(t)
+    }
+
+    /// Starts the run again from step 0, with the same seed or a new one (a new seed draws
+    /// a new task too).
+    pub fn reset(&mut self, seed: Option<u64>) {
+        if let Some(seed) = seed.filter(|&s| s != self.config.seed) {
+            self.config.seed = seed;
+            self.task = SparseTask::new(&self.config);
+        }
+        let seed = self.config.seed;
+        self.model
+            .initialise(&mut self.params, &mut Rng::new(seed, STREAM_INIT));
+        self.optimizer.reset();
+        self.order_rng = Rng::new(seed, STREAM_ORDER);
+        self.order.iter_mut().enumerate().for_each(|(i, x)| *x = i);
+        self.cursor = self.order.len();
+        self.step = 0;
+        self.last_loss = f32::NAN;
+        self.losses.clear();
+        self.history.clear();
+        self.evaluate();
+    }
+
+    /// One step: the next mini-batch of the training set, its gradient, one Adam update;
+    /// evaluates when the step count reaches a multiple of `eval_every`. Returns the batch's
+    /// loss.
+    pub fn step(&mut self) -> f32 {
+        let (t, b) = (self.config.length, self.ws.batch);
+        if self.cursor + b > self.order.len() {
+            self.order_rng.shuffle(&mut self.order);
+            self.cursor = 0;
+        }
+        for (j, &i) in self.order[self.cursor..self.cursor + b].iter().enumerate() {
+            self.batch_bits[j * t..(j + 1) * t].copy_from_slice(self.task.train.input(i));
+            self.batch_labels[j] = self.task.train.labels[i];
+        }
+        self.cursor += b;
+        let loss = self.model.gradient(
+            &self.params,
+            &mut self.grads,
+            &mut self.ws,
+            &self.batch_bits,
+            &self.batch_labels,
+        );
+        self.optimizer.update(&mut self.params, &self.grads);
+        self.step += 1;
+        self.last_loss = loss;
+        self.losses.push(self.step, loss);
+        if self.step.is_multiple_of(self.config.eval_every as u64) {
+            self.evaluate();
+        }
+        loss
+    }
+
+    /// Evaluates the current parameters on the whole training and test sets now.
+    pub fn evaluate(&mut self) -> SparseEvaluation {
+        let (t, k) = (self.config.length, self.config.heads);
+        let p = self.model.split(&self.params);
+        let ws = &mut self.eval_ws;
+        self.model.tables(&p, ws);
+        let mut tally = |set: &super::task::Samples, attention: Option<&mut Vec<f32>>| {
+            let mut sum = Tally::default();
+            let mut attention = attention;
+            if let Some(a) = attention.as_deref_mut() {
+                a.fill(0.0);
+            }
+            for lo in (0..set.len).step_by(EVAL_CHUNK) {
+                let n = EVAL_CHUNK.min(set.len - lo);
+                self.model
+                    .forward(&p, ws, &set.bits[lo * t..(lo + n) * t], n);
+                for (&z, &y) in ws.logit[..n].iter().zip(&set.labels[lo..lo + n]) {
+                    sum.loss += f64::from(super::model::logistic_loss(z, y));
+                    sum.hits += usize::from((z > 0.0) == (y == 1.0));
+                }
+                if let Some(a) = attention.as_deref_mut() {
+                    for per_input in ws.alpha[..n * k * t].chunks_exact(k * t) {
+                        a.iter_mut().zip(per_input).for_each(|(x, v)| *x += v);
+                    }
+                }
+            }
+            if let Some(a) = attention {
+                let inv = 1.0 / set.len as f32;
+                a.iter_mut().for_each(|x| *x *= inv);
+            }
+            let n = set.len as f64;
+            ((sum.loss / n) as f32, (sum.hits as f64 / n) as f32)
+        };
+        let (train_loss, train_accuracy) = tally(&self.task.train, None);
+        let (test_loss, test_accuracy) = tally(&self.task.test, Some(&mut self.attention));
+        let hidden = &self.task.hidden;
+        let mut head_mass = [0.0; MAX_HEADS];
+        for (h, mass) in head_mass.iter_mut().take(k).enumerate() {
+            *mass = hidden.iter().map(|&pos| self.attention[h * t + pos]).sum();
+        }
+        let mass = head_mass[..k].iter().sum::<f32>() / k as f32;
+        let evaluation = SparseEvaluation {
+            step: self.step,
+            train_loss,
+            train_accuracy,
+            test_loss,
+            test_accuracy,
+            mass,
+            head_mass,
+            found: self.found(),
+        };
+        self.history.record(self.step, evaluation);
+        evaluation
+    }
+
+    /// Whether the `s` positions of most attention (over heads) are the hidden set.
+    fn found(&self) -> bool {
+        let (t, k) = (self.config.length, self.config.heads);
+        let mean = |pos: usize| (0..k).map(|h| self.attention[h * t + pos]).sum::<f32>();
+        // Found iff every hidden position has more attention than every other one.
+        let least_hidden = self
+            .task
+            .hidden
+            .iter()
+            .map(|&p| mean(p))
+            .fold(f32::INFINITY, f32::min);
+        (0..t)
+            .filter(|p| !self.task.hidden.contains(p))
+            .all(|p| mean(p) < least_hidden)
+    }
+
+    pub fn config(&self) -> &SparseConfig {
+        &self.config
+    }
+
+    pub fn task(&self) -> &SparseTask {
+        &self.task
+    }
+
+    pub fn model(&self) -> &SparseModel {
+        &self.model
+    }
+
+    /// Updates applied so far.
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// Training loss of the last step (NaN before the first).
+    pub fn last_loss(&self) -> f32 {
+        self.last_loss
+    }
+
+    /// The flat parameter buffer (layout `model().ranges`).
+    pub fn params(&self) -> &[f32] {
+        &self.params
+    }
+
+    pub fn latest(&self) -> &SparseEvaluation {
+        self.history.last_value().expect("evaluated at start")
+    }
+
+    /// The evaluations of the run, oldest first.
+    pub fn history(&self) -> &Series<SparseEvaluation> {
+        &self.history
+    }
+
+    /// The training loss of every step (every one of the latest, a thinned record of the
+    /// rest).
+    pub fn losses(&self) -> &Series<f32> {
+        &self.losses
+    }
+
+    /// Each head's attention over the positions (K, T), averaged over the test set, as of
+    /// the last evaluation.
+    pub fn attention(&self) -> &[f32] {
+        &self.attention
+    }
+}
