@@ -6,7 +6,7 @@
 
 import { SPEEDS, THEMES } from './settings.js';
 import { colormapNames } from './views/colormap.js';
-import { byId, h } from './dom.js';
+import { byId, h, setText } from './dom.js';
 import { presetLabel } from './labs/index.js';
 import { quote } from './url.js';
 
@@ -75,6 +75,7 @@ export function createControls({ store, runs, cores, actions }) {
   select('seq').addEventListener('change', () => store.setView({ seq: Number(select('seq').value) }));
   select('head').addEventListener('change', () => store.setView({ head: Number(select('head').value) }));
   const aligned = /** @type {HTMLInputElement} */ (byId('show-aligned'));
+  setText(byId('aligned-words'), lab.marks);
   aligned.addEventListener('change', () => store.setView({ aligned: aligned.checked }));
   const cmap = select('colormap');
   cmap.replaceChildren(...colormapNames.map((n) => new Option(n, n)));

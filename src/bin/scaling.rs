@@ -268,15 +268,16 @@ fn main() {
         .iter()
         .filter_map(|&(t, m, _)| m.map(|m| (t, m as f64)))
         .collect();
-    let log_fit = fit(&points
-        .iter()
-        .map(|&(t, m)| ((t as f64).log2(), m))
-        .collect::<Vec<_>>());
-    let lin_fit = fit(&points
-        .iter()
-        .map(|&(t, m)| (t as f64, m))
-        .collect::<Vec<_>>());
-    if let (Some(l), Some(n)) = (log_fit, lin_fit) {
+    let on = |x: fn(f64) -> f64, y: fn(f64) -> f64| {
+        fit(&points
+            .iter()
+            .map(|&(t, m)| (x(t as f64), y(m)))
+            .collect::<Vec<_>>())
+    };
+    let log_fit = on(f64::log2, |m| m);
+    let lin_fit = on(|t| t, |m| m);
+    let power_fit = on(f64::log2, f64::log2);
+    if let (Some(l), Some(n), Some(p)) = (log_fit, lin_fit, power_fit) {
         println!(
             "m* ~ {:.1} + {:.1} log2 T   (R^2 {:.3})",
             l.intercept, l.slope, l.r2
@@ -286,7 +287,13 @@ fn main() {
             n.intercept, n.slope, n.r2
         );
         let better = if l.r2 >= n.r2 { "log T" } else { "T" };
-        println!("m* follows {better} more closely.");
+        println!("m* follows {better} more closely of the two.");
+        println!(
+            "m* ~ {:.1} T^{:.2}          (R^2 {:.3}, a line on log-log axes)",
+            p.intercept.exp2(),
+            p.slope,
+            p.r2
+        );
     }
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
 }

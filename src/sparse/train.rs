@@ -3,7 +3,7 @@
 //! test loss and accuracy, the attention on the hidden positions) in bounded memory.
 //! Everything is allocated in `new`; a step allocates nothing.
 
-use super::config::{SparseConfig, MAX_HEADS};
+use super::config::{SparseConfig, MAX_HEADS, MAX_LENGTH};
 use super::model::{Dims, SparseModel, Workspace};
 use super::task::SparseTask;
 use crate::config::{ConfigError, OptimizerKind};
@@ -21,6 +21,16 @@ pub const LOSSES_WHOLE: usize = 4096;
 pub const LOSSES_RECENT: usize = 1024;
 pub const HISTORY_WHOLE: usize = 2048;
 pub const HISTORY_RECENT: usize = 512;
+/// The same for the attention over the positions at each evaluation (a row of up to
+/// `MAX_LENGTH` values each: the picture of attention over training).
+pub const PICTURE_WHOLE: usize = 128;
+pub const PICTURE_RECENT: usize = 64;
+/// Test inputs whose own attention the run keeps at each evaluation (to show one).
+pub const EXAMPLES: usize = 16;
+
+/// The attention over the positions at one evaluation, averaged over the test set and the
+/// heads (the first `T` entries).
+pub type AttentionRow = [f32; MAX_LENGTH];
 
 /// What an evaluation measures, at one step.
 #[derive(Clone, Copy, Debug, Default, PartialEq)]
@@ -39,6 +49,30 @@ pub struct SparseEvaluation {
     /// Whether the `s` positions with the most attention (averaged over the test set and
     /// the heads) are the hidden ones.
     pub found: bool,
+}
+
+impl SparseEvaluation {
+    /// The metrics' names, as the page's history columns are called.
+    pub const METRICS: [&'static str; 6] = [
+        "train_loss",
+        "train_accuracy",
+        "test_loss",
+        "test_accuracy",
+        "mass",
+        "found",
+    ];
+
+    /// Every metric, in the order of [`SparseEvaluation::METRICS`] (`found` as 1 or 0).
+    pub fn metrics(&self) -> [f32; 6] {
+        [
+            self.train_loss,
+            self.train_accuracy,
+            self.test_loss,
+            self.test_accuracy,
+            self.mass,
+            f32::from(u8::from(self.found)),
+        ]
+    }
 }
 
 /// A sum over inputs of an evaluation's loss and hits.
@@ -64,10 +98,12 @@ pub struct SparseTrainer {
     batch_bits: Vec<u8>,    // (B, T)
     batch_labels: Vec<f32>, // (B,)
     attention: Vec<f32>,    // (K, T) each head's attention averaged over the test set
+    examples: Vec<f32>,     // (E, K, T) the attention of the first E test inputs
     step: u64,
     last_loss: f32,
     losses: Series<f32>,
     history: Series<SparseEvaluation>,
+    picture: Series<AttentionRow>,
 }
 
 impl SparseTrainer {
@@ -94,10 +130,12 @@ impl SparseTrainer {
             batch_bits: vec![0; batch * config.length],
             batch_labels: vec![0.0; batch],
             attention: vec![0.0; config.heads * config.length],
+            examples: vec![0.0; config.test_samples.min(EXAMPLES) * config.heads * config.length],
             step: 0,
             last_loss: f32::NAN,
             losses: Series::new(LOSSES_WHOLE, LOSSES_RECENT),
             history: Series::new(HISTORY_WHOLE, HISTORY_RECENT),
+            picture: Series::new(PICTURE_WHOLE, PICTURE_RECENT),
             model,
             task,
             config,
@@ -124,6 +162,7 @@ impl SparseTrainer {
         self.last_loss = f32::NAN;
         self.losses.clear();
         self.history.clear();
+        self.picture.clear();
         self.evaluate();
     }
 
@@ -164,6 +203,7 @@ impl SparseTrainer {
         let p = self.model.split(&self.params);
         let ws = &mut self.eval_ws;
         self.model.tables(&p, ws);
+        let examples = &mut self.examples;
         let mut tally = |set: &super::task::Samples, attention: Option<&mut Vec<f32>>| {
             let mut sum = Tally::default();
             let mut attention = attention;
@@ -179,6 +219,10 @@ impl SparseTrainer {
                     sum.hits += usize::from((z > 0.0) == (y == 1.0));
                 }
                 if let Some(a) = attention.as_deref_mut() {
+                    if lo == 0 {
+                        let e = examples.len();
+                        examples.copy_from_slice(&ws.alpha[..e]);
+                    }
                     for per_input in ws.alpha[..n * k * t].chunks_exact(k * t) {
                         a.iter_mut().zip(per_input).for_each(|(x, v)| *x += v);
                     }
@@ -210,6 +254,11 @@ impl SparseTrainer {
             found: self.found(),
         };
         self.history.record(self.step, evaluation);
+        let mut row = [0.0; MAX_LENGTH];
+        for (pos, x) in row.iter_mut().take(t).enumerate() {
+            *x = (0..k).map(|h| self.attention[h * t + pos]).sum::<f32>() / k as f32;
+        }
+        self.picture.record(self.step, row);
         evaluation
     }
 
@@ -227,6 +276,28 @@ impl SparseTrainer {
         (0..t)
             .filter(|p| !self.task.hidden.contains(p))
             .all(|p| mean(p) < least_hidden)
+    }
+
+    /// Changes the learning rate from the next step on (the run goes on); a value out of
+    /// range is refused and changes nothing.
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
+        let mut c = self.config.clone();
+        c.set("learning_rate", crate::config::Value::Number(f64::from(lr)))?;
+        self.config.learning_rate = c.learning_rate;
+        self.optimizer.learning_rate = c.learning_rate;
+        Ok(())
+    }
+
+    /// Replaces the parameters (of the model's length, checked by the caller) with saved
+    /// ones, as the state after `step` updates: the series restart with an evaluation of
+    /// them, the optimiser's moments and the batches' order start afresh.
+    pub fn load_params(&mut self, params: &[f32], step: u64) {
+        self.reset(None);
+        self.params.copy_from_slice(params);
+        self.step = step;
+        self.history.clear();
+        self.picture.clear();
+        self.evaluate();
     }
 
     pub fn config(&self) -> &SparseConfig {
@@ -275,5 +346,24 @@ impl SparseTrainer {
     /// the last evaluation.
     pub fn attention(&self) -> &[f32] {
         &self.attention
+    }
+
+    /// The attention (K, T) of test input `i` < [`SparseTrainer::examples`], as of the last
+    /// evaluation.
+    pub fn example_attention(&self, i: usize) -> &[f32] {
+        let kt = self.config.heads * self.config.length;
+        &self.examples[i * kt..(i + 1) * kt]
+    }
+
+    /// How many test inputs' attention the run keeps.
+    pub fn examples(&self) -> usize {
+        self.config.test_samples.min(EXAMPLES)
+    }
+
+    /// The attention over the positions at each evaluation, averaged over the test set and
+    /// the heads: the picture of attention over training (every row of the latest
+    /// evaluations, a thinned record of the rest).
+    pub fn picture(&self) -> &Series<AttentionRow> {
+        &self.picture
     }
 }

@@ -2,15 +2,16 @@
 //! (`α`, `β` and each head's `α` of one evaluation sequence, with its tokens and alignment)
 //! and its evaluation parts, as JS objects of typed arrays.
 
-use super::js::{error, get, refusal, set, to_js, transfer_list, whole_of};
+use super::js::{
+    each_setting, error, get, losses, refusal, series_head, set, to_js, transfer_list, whole_of,
+};
 use super::lab::{Lab, LabReplica, LabRun};
-use crate::config::{Config, ConfigError, Value, PRESETS};
+use crate::config::{Config, ConfigError, PRESETS};
 use crate::metrics::{mean_agreement, shuffled_agreement, Evaluation};
 use crate::parallel::{check_params, EvaluationPart, Replica};
 use crate::rng::Rng;
-use crate::series::Series;
 use crate::train::Trainer;
-use js_sys::{Array, Float32Array, Float64Array, Object, Uint32Array};
+use js_sys::{Array, Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -72,7 +73,7 @@ impl LabRun for Trainer {
     }
 
     fn losses(&self) -> Result<Object, JsError> {
-        losses(self)
+        losses(Trainer::losses(self))
     }
 
     fn reset(&mut self, seed: Option<u64>) {
@@ -151,50 +152,9 @@ impl LabReplica for Replica {
 /// default), validated: or the first refusal, naming its field and range.
 pub(crate) fn config(value: JsValue) -> Result<Config, ConfigError> {
     let mut config = Config::default();
-    if !value.is_object() || Array::is_array(&value) {
-        return Err(ConfigError::new(
-            "settings",
-            format!(
-                "must be an object of settings by name, got {}",
-                what(&value)
-            ),
-        ));
-    }
-    for entry in Object::entries(value.unchecked_ref()).iter() {
-        let entry: Array = entry.unchecked_into();
-        let key = entry.get(0).as_string().unwrap_or_default();
-        let v = entry.get(1);
-        let text = v.as_string();
-        let kind = what(&v);
-        let value = match (&text, v.as_f64(), v.as_bool()) {
-            (Some(t), _, _) => Value::Text(t),
-            (_, Some(x), _) => Value::Number(x),
-            (_, _, Some(b)) => Value::Switch(b),
-            _ => Value::Other(kind),
-        };
-        config.set(&key, value)?;
-    }
+    each_setting(&value, |key, v| config.set(key, v))?;
     config.validate()?;
     Ok(config)
-}
-
-/// What a JS value is, as a message says it.
-fn what(v: &JsValue) -> &'static str {
-    if v.is_null() {
-        "null"
-    } else if v.is_undefined() {
-        "nothing"
-    } else if Array::is_array(v) {
-        "a list"
-    } else if v.is_object() {
-        "an object"
-    } else if v.as_string().is_some() {
-        "text"
-    } else if v.as_f64().is_some() {
-        "a number"
-    } else {
-        "a value of another kind"
-    }
 }
 
 fn presets() -> Result<JsValue, JsError> {
@@ -312,18 +272,6 @@ pub fn copying_agreement(
     ])
 }
 
-/// The resolution and the step column of a series, into `out`.
-fn series_head<T: Copy>(s: &Series<T>, out: &Object) -> Result<JsValue, JsError> {
-    let r = s.resolution();
-    set(out, "version", &(s.version() as f64).into())?;
-    set(out, "stride", &(r.stride as f64).into())?;
-    set(out, "recentFrom", &(r.recent_from as f64).into())?;
-    let steps: Vec<f64> = s.iter().map(|(step, _)| step as f64).collect();
-    let steps: JsValue = Float64Array::from(&steps[..]).into();
-    set(out, "step", &steps)?;
-    Ok(steps)
-}
-
 /// The evaluations as columns, and those columns (to transfer).
 fn history(t: &Trainer) -> Result<(Object, Vec<JsValue>), JsError> {
     let h = t.history();
@@ -346,15 +294,6 @@ fn history(t: &Trainer) -> Result<(Object, Vec<JsValue>), JsError> {
         }
     }
     Ok((out, columns))
-}
-
-fn losses(t: &Trainer) -> Result<Object, JsError> {
-    let l = t.losses();
-    let out = Object::new();
-    series_head(l, &out)?;
-    let values: Vec<f32> = l.iter().map(|(_, v)| v).collect();
-    set(&out, "loss", &Float32Array::from(&values[..]).into())?;
-    Ok(out)
 }
 
 /// An evaluation part as `{ evaluation, lo, hi, alpha, beta }`.

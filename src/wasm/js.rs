@@ -1,7 +1,10 @@
 //! Small translations between Rust and JS values for the facade: serde to JS, errors,
-//! object properties, typed arrays' buffers, the wasm memory's size, seeds.
+//! object properties, settings objects, series as columns, typed arrays' buffers, the wasm
+//! memory's size, seeds.
 
-use js_sys::{Array, Object, Reflect};
+use crate::config::{ConfigError, Value};
+use crate::series::Series;
+use js_sys::{Array, Float32Array, Float64Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -65,4 +68,73 @@ pub fn seed_of(seed: Option<f64>) -> Result<Option<u64>, JsError> {
 /// The buffers of typed arrays, for a post to transfer.
 pub fn transfer_list(values: &[&JsValue]) -> Array {
     values.iter().map(|v| get(v, "buffer")).collect::<Array>()
+}
+
+/// Gives `set` each entry of a settings object from JS (its key, and its value as text, a
+/// number, a switch or what else it is); stops at the first refusal. Anything but an
+/// object of settings is refused as a whole.
+pub fn each_setting(
+    value: &JsValue,
+    mut set: impl FnMut(&str, Value<'_>) -> Result<(), ConfigError>,
+) -> Result<(), ConfigError> {
+    if !value.is_object() || Array::is_array(value) {
+        return Err(ConfigError::new(
+            "settings",
+            format!("must be an object of settings by name, got {}", what(value)),
+        ));
+    }
+    for entry in Object::entries(value.unchecked_ref()).iter() {
+        let entry: Array = entry.unchecked_into();
+        let key = entry.get(0).as_string().unwrap_or_default();
+        let v = entry.get(1);
+        let text = v.as_string();
+        let value = match (&text, v.as_f64(), v.as_bool()) {
+            (Some(t), _, _) => Value::Text(t),
+            (_, Some(x), _) => Value::Number(x),
+            (_, _, Some(b)) => Value::Switch(b),
+            _ => Value::Other(what(&v)),
+        };
+        set(&key, value)?;
+    }
+    Ok(())
+}
+
+/// What a JS value is, as a message says it.
+fn what(v: &JsValue) -> &'static str {
+    if v.is_null() {
+        "null"
+    } else if v.is_undefined() {
+        "nothing"
+    } else if Array::is_array(v) {
+        "a list"
+    } else if v.is_object() {
+        "an object"
+    } else if v.as_string().is_some() {
+        "text"
+    } else if v.as_f64().is_some() {
+        "a number"
+    } else {
+        "a value of another kind"
+    }
+}
+
+/// The resolution and the step column of a series, into `out`; returns the step column.
+pub fn series_head<T: Copy>(s: &Series<T>, out: &Object) -> Result<JsValue, JsError> {
+    let r = s.resolution();
+    set(out, "version", &(s.version() as f64).into())?;
+    set(out, "stride", &(r.stride as f64).into())?;
+    set(out, "recentFrom", &(r.recent_from as f64).into())?;
+    let steps: Vec<f64> = s.iter().map(|(step, _)| step as f64).collect();
+    let steps: JsValue = Float64Array::from(&steps[..]).into();
+    set(out, "step", &steps)?;
+    Ok(steps)
+}
+
+/// A run's training losses as columns `{ version, stride, recentFrom, step, loss }`.
+pub fn losses(l: &Series<f32>) -> Result<Object, JsError> {
+    let out = Object::new();
+    series_head(l, &out)?;
+    let values: Vec<f32> = l.iter().map(|(_, v)| v).collect();
+    set(&out, "loss", &Float32Array::from(&values[..]).into())?;
+    Ok(out)
 }

@@ -8,6 +8,7 @@
 pub(crate) mod copying;
 mod js;
 mod lab;
+mod sparse;
 
 use js::{memory_bytes, seed_of, set, whole_of};
 use js_sys::{Float32Array, Object, Reflect};
@@ -49,7 +50,7 @@ pub fn kernel_variant() -> String {
 }
 
 /// The labs of this build.
-const LABS: [Lab; 1] = [copying::LAB];
+const LABS: [Lab; 2] = [copying::LAB, sparse::LAB];
 
 fn lab(name: &str) -> Result<&'static Lab, JsError> {
     LABS.iter().find(|l| l.name == name).ok_or_else(|| {

@@ -120,7 +120,8 @@ test('each export downloads a file that parses and holds what it should; a run f
   assert.equal(await again.page.isDisabled('#play'), true, 'a saved run is viewed, not trained');
   await again.page.click('#viewing-live');
   assert.equal(await again.page.isDisabled('#play'), false);
-  assert.equal(Number(await again.page.textContent('#step')), 0, 'the live run is back');
+  // The live run is back (its step is drawn with the next frame).
+  await again.page.waitForFunction(() => document.getElementById('step')?.textContent === '0');
   // A file that is not one of ours is refused with a message, and nothing changes.
   await again.page.setInputFiles('#open-file', { name: 'other.json', mimeType: 'application/json', buffer: Buffer.from('{"a": 1}') });
   await again.page.waitForFunction(() => /neither a run file nor a weights file/.test(document.getElementById('status')?.textContent ?? ''));

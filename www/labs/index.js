@@ -5,6 +5,7 @@
 // lab by name.
 
 import { copying } from './copying/lab.js';
+import { sparse } from './sparse/lab.js';
 
 /**
  * A field of the settings form.
@@ -104,6 +105,7 @@ import { copying } from './copying/lab.js';
  * @property {string[]} parts its views' and charts' parts that `hide=` can name
  * @property {string[]} embedParts those embed mode shows
  * @property {{ id: string, label: string }[]} figures its pictures the Export menu offers
+ * @property {string} marks the words of the switch that shows or hides its views' marks
  * @property {Record<string, 'f32' | 'u32' | 'f32[]'>} arrays the typed arrays of its
  *   snapshots (a run file keeps them): Float32Array, Uint32Array, or a list of Float32Arrays
  * @property {(s: import('../protocol.js').Snapshot) => string | null} checkSnapshot why a
@@ -113,7 +115,7 @@ import { copying } from './copying/lab.js';
  */
 
 /** @type {Record<string, Lab>} */
-export const LABS = { copying };
+export const LABS = { copying, sparse };
 
 export const DEFAULT_LAB = 'copying';
 

@@ -1,6 +1,7 @@
 // @ts-check
 // The heatmap view of one attention (α) or KTIW (β) matrix: cells, axis labels, legend, the
-// aligned-cell outline and the hover / touch / keyboard tooltip.
+// outline of marked cells (each row's aligned cell, or whole columns) and the hover / touch /
+// keyboard tooltip. Its axes are a target step × a source position unless it is told others.
 
 import { colormapTable, cssGradient } from './colormap.js';
 
@@ -11,7 +12,22 @@ import { colormapTable, cssGradient } from './colormap.js';
  * @property {string} [title] shown above the cells
  * @property {HeatmapKind} [kind='attention'] 'attention': α in [0, 1], shown as %; 'ktiw': β log-odds
  * @property {string} [colormap='viridis'] a name from colormapNames
+ * @property {HeatmapAxes} [axes] what its rows and columns are (default: the copying lab's)
+ * @property {[number, number]} [aspect] the plot's width over its height is kept within
+ *   these bounds (cells then are not square); by default cells are square
  */
+
+/**
+ * What a heatmap's rows and columns are, in words: each axis's title under or beside the
+ * cells, and its name and symbol in the readout (`target`, `t`); and what an outlined cell
+ * is (`aligned`).
+ * @typedef {{ rowTitle: string, colTitle: string, row: [string, string], col: [string, string], mark: string }} HeatmapAxes
+ */
+
+/** @type {HeatmapAxes} */
+const COPYING_AXES = {
+  rowTitle: 'target step t', colTitle: 'source position s', row: ['target', 't'], col: ['source', 's'], mark: 'aligned',
+};
 
 /**
  * @typedef {object} HeatmapData
@@ -21,6 +37,7 @@ import { colormapTable, cssGradient } from './colormap.js';
  * @property {readonly string[]} [rowLabels] target token at each t (default: the index)
  * @property {readonly string[]} [colLabels] source token at each s (default: the index)
  * @property {ArrayLike<number>} [aligned] for each row t, the aligned source position
+ * @property {ArrayLike<number>} [marked] columns outlined over their whole height
  * @property {readonly [number, number] | null} [range] colour scale [min, max]; default: for
  *   'attention' [0, 1], for 'ktiw' the finite min / max of the values
  */
@@ -74,9 +91,11 @@ export class Heatmap {
    * @param {HTMLElement} container the heatmap is appended to it
    * @param {HeatmapOptions} [options]
    */
-  constructor(container, { title = '', kind = 'attention', colormap = 'viridis' } = {}) {
+  constructor(container, { title = '', kind = 'attention', colormap = 'viridis', axes = COPYING_AXES, aspect = [0, Infinity] } = {}) {
     /** @type {HeatmapKind} */
     this.kind = kind === 'ktiw' ? 'ktiw' : 'attention';
+    /** @private */ this.axes = axes;
+    /** @private */ this.aspect = aspect;
     /** @private */ this.cmapName = colormap;
     /** @private */ this.lut = colormapTable(colormap);
     /** @private */ this.showAligned = true;
@@ -88,6 +107,7 @@ export class Heatmap {
     /** @private @type {readonly string[] | undefined} */ this.rowLabels = undefined;
     /** @private @type {readonly string[] | undefined} */ this.colLabels = undefined;
     /** @private @type {Int32Array} */ this.aligned = new Int32Array(0);
+    /** @private @type {Int32Array} columns outlined whole */ this.marked = new Int32Array(0);
     /** @private */ this.min = 0;
     /** @private */ this.max = 1;
     /** Whether the colour scale is the caller's (fixed), not the values' extent. @private */
@@ -113,7 +133,7 @@ export class Heatmap {
     caption.hidden = !title;
 
     const main = el('div', 'ap-heatmap-main', root);
-    el('div', 'ap-heatmap-ytitle', main).textContent = 'target step t';
+    el('div', 'ap-heatmap-ytitle', main).textContent = axes.rowTitle;
     /** @private */ this.wrap = el('div', 'ap-heatmap-wrap', main);
     /** @private */ this.plot = el('div', 'ap-heatmap-plot', this.wrap);
     this.plot.tabIndex = 0;
@@ -143,7 +163,7 @@ export class Heatmap {
     /** @private @type {HTMLSpanElement[]} */ this.rowSpans = [];
     /** @private @type {HTMLSpanElement[]} */ this.colSpans = [];
 
-    el('div', 'ap-heatmap-xtitle', root).textContent = 'source position s';
+    el('div', 'ap-heatmap-xtitle', root).textContent = axes.colTitle;
 
     const legend = el('div', 'ap-legend', root);
     legend.setAttribute('aria-hidden', 'true');
@@ -195,7 +215,7 @@ export class Heatmap {
    * or the shape, change.
    * @param {HeatmapData} data
    */
-  update({ values, rows, cols, rowLabels, colLabels, aligned, range }) {
+  update({ values, rows, cols, rowLabels, colLabels, aligned, marked, range }) {
     if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) {
       throw new RangeError(`Heatmap: bad shape ${rows} × ${cols}`);
     }
@@ -225,6 +245,9 @@ export class Heatmap {
       if (this.aligned[r] !== c) changed = true;
       this.aligned[r] = c;
     }
+    const columns = Int32Array.from(marked ?? [], (c) => (Number.isInteger(c) && c >= 0 && c < cols ? c : -1));
+    if (columns.length !== this.marked.length || columns.some((c, i) => c !== this.marked[i])) changed = true;
+    this.marked = columns;
 
     const [lo, hi] = [this.min, this.max];
     this.setRange(range);
@@ -254,6 +277,7 @@ export class Heatmap {
   setShowAligned(show) {
     this.showAligned = !!show;
     this.drawOverlay();
+    if (this.hover) this.showTooltip(this.pointer?.x, this.pointer?.y);
   }
 
   /**
@@ -292,12 +316,13 @@ export class Heatmap {
     this.cells.width = Math.max(1, cols);
     this.cells.height = Math.max(1, rows);
     this.image = empty ? null : this.ctx.createImageData(cols, rows);
-    this.plot.style.aspectRatio = empty ? '' : `${cols} / ${rows}`;
+    const [lo, hi] = this.aspect;
+    this.plot.style.aspectRatio = empty ? '' : String(Math.min(hi, Math.max(lo, cols / rows)));
     this.cells.setAttribute(
       'aria-label',
       empty
         ? `${this.kind}, no data`
-        : `${this.kind}, ${rows} target step${rows === 1 ? '' : 's'} × ${cols} source position${cols === 1 ? '' : 's'}`,
+        : `${this.kind}, ${rows} ${this.axes.row[0]} row${rows === 1 ? '' : 's'} × ${cols} ${this.axes.col[0]} column${cols === 1 ? '' : 's'}`,
     );
   }
 
@@ -431,6 +456,12 @@ export class Heatmap {
         const y1 = y + Math.round((r + 1) * ch);
         g.rect(x0 + lw / 2, y0 + lw / 2, x1 - x0 - lw, y1 - y0 - lw);
       }
+      for (const c of this.marked) {
+        if (c < 0) continue;
+        const x0 = x + Math.round(c * cw);
+        const x1 = x + Math.round((c + 1) * cw);
+        g.rect(x0 + lw / 2, y + lw / 2, x1 - x0 - lw, Math.round(this.rows * ch) - lw);
+      }
       g.stroke();
     }
     g.setLineDash([]);
@@ -514,11 +545,11 @@ export class Heatmap {
     for (let c = 0; c < this.cols; c++) colW = Math.max(colW, g.measureText(label(this.colLabels, c)).width);
     const colStep = Math.max(1, Math.ceil((colW + px(4)) / size));
     for (let c = 0; c < this.cols; c += colStep) g.fillText(label(this.colLabels, c), left + (c + 0.5) * size, top + h + px(3));
-    g.fillText('source position s', left + w / 2, top + h + px(18));
+    g.fillText(this.axes.colTitle, left + w / 2, top + h + px(18));
     g.save();
     g.translate(px(8), top + h / 2);
     g.rotate(-Math.PI / 2);
-    g.fillText('target step t', 0, -px(6));
+    g.fillText(this.axes.rowTitle, 0, -px(6));
     g.restore();
     // Legend: the symbol and the low end, the colour bar, the high end.
     const barY = top + h + px(38);
@@ -720,12 +751,17 @@ export class Heatmap {
     const tok = (/** @type {readonly string[] | undefined} */ labels, /** @type {number} */ i) =>
       labels && i < labels.length ? labels[i] : '';
     const a = this.aligned[r];
+    const { row: [rowName, rowVar], col: [colName, colVar], mark } = this.axes;
+    // Marked columns whose marks are hidden are not told (a class guesses them first).
+    const isMarked = this.showAligned && this.marked.includes(c);
     /** @type {[string, string][]} */
     const lines = [
       [this.kind === 'attention' ? 'α' : 'β', this.kind === 'attention' ? this.format(v) : `${this.format(v)} log-odds`],
-      ['target', `t = ${r}  “${tok(this.rowLabels, r)}”`],
-      ['source', `s = ${c}  “${tok(this.colLabels, c)}”`],
-      ['aligned', a < 0 ? 'unknown' : a === c ? 'yes, s is the aligned position' : `no (aligned s = ${a})`],
+      [rowName, `${rowVar} = ${r}  “${tok(this.rowLabels, r)}”`],
+      [colName, `${colVar} = ${c}  “${tok(this.colLabels, c)}”`],
+      this.marked.length
+        ? [mark, this.showAligned ? (isMarked ? 'yes' : 'no') : 'not shown']
+        : [mark, a < 0 ? 'unknown' : a === c ? `yes, ${colVar} is the ${mark} position` : `no (${mark} ${colVar} = ${a})`],
     ];
     const t = this.tooltip;
     if (t.childElementCount !== lines.length) {
@@ -743,7 +779,7 @@ export class Heatmap {
       if (k.textContent !== lines[i][0]) k.textContent = lines[i][0];
       if (val.textContent !== lines[i][1]) val.textContent = lines[i][1];
     }
-    t.classList.toggle('ap-tooltip--aligned', a === c);
+    t.classList.toggle('ap-tooltip--aligned', this.marked.length ? isMarked : a === c);
     t.hidden = false;
 
     // Place it inside the figure, beside the pointer (or the cell), flipping at the edges.

@@ -309,6 +309,7 @@ export const copying = {
   parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
   embedParts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
   figures: [{ id: 'alpha', label: 'α heatmap' }, { id: 'beta', label: 'β heatmap' }],
+  marks: 'outline the aligned cell',
   arrays: { alpha: 'f32', beta: 'f32', perHead: 'f32[]', source: 'u32', target: 'u32', aligned: 'u32' },
   checkSnapshot(s) {
     const { tgtLen, srcLen, heads } = /** @type {Record<string, unknown>} */ (s.shape);

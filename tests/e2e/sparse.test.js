@@ -1,0 +1,98 @@
+// @ts-check
+// End-to-end tests of the sparse lab through the page: it opens from a link; with enough
+// samples the attention on the hidden positions rises as the test accuracy does; with too
+// few the training set is memorised; the hidden-set toggle hides and shows the marks.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { freshPage, shownRun } from './harness.js';
+import { session } from './session.js';
+
+const env = session();
+
+/** Plays the page's run until `done(latest evaluation)` holds or `step` is passed.
+ * @param {import('playwright-core').Page} page @param {number} step */
+async function playTo(page, step) {
+  await page.click('#play');
+  await page.waitForFunction((n) => (/** @type {any} */ (window).__ap.shown()?.step ?? 0) >= n, step, { timeout: 120_000, polling: 100 });
+  await page.click('#play');
+}
+
+/** Spearman's rank correlation of two equally long lists. @param {number[]} a @param {number[]} b */
+function spearman(a, b) {
+  const rank = (/** @type {number[]} */ xs) => {
+    const order = xs.map((x, i) => [x, i]).sort((p, q) => p[0] - q[0]);
+    const r = new Array(xs.length);
+    order.forEach(([, i], k) => { r[i] = k; });
+    return r;
+  };
+  const [ra, rb] = [rank(a), rank(b)];
+  const n = a.length;
+  const d2 = ra.reduce((s, r, i) => s + (r - rb[i]) ** 2, 0);
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}
+
+test('the sparse lab opens from a link; attention on the hidden positions rises as the test accuracy does', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse&speed=16`);
+  await shownRun(page);
+  assert.match(await page.locator('#title').innerText(), /sparse variables/);
+  assert.equal(await page.locator('#preset').inputValue(), 'and-3');
+  await playTo(page, 600);
+  const history = await page.evaluate(() => /** @type {any} */ (window).__ap.history());
+  const [first, last] = [history[0], history.at(-1)];
+  // At step 0 attention is near even (3 of 32 positions: about 9%) and the labels a coin toss.
+  assert.ok(first.mass < 0.15 && first.test_accuracy < 0.7, JSON.stringify(first));
+  assert.ok(last.test_accuracy >= 0.95 && last.mass > 3 * first.mass && last.found === 1, JSON.stringify(last));
+  const rho = spearman(history.map((/** @type {any} */ e) => e.mass), history.map((/** @type {any} */ e) => e.test_accuracy));
+  assert.ok(rho > 0.5, `mass and test accuracy rise together: Spearman ${rho}`);
+  // The picture of attention over training has a row per kept evaluation, the hidden positions outlined.
+  const maps = await page.evaluate(() => /** @type {any} */ (window).__ap.maps());
+  assert.equal(maps.hidden.length, 3);
+  assert.equal(maps.picture.length, maps.pictureSteps.length * 32);
+  // Where attention is now: the three largest of the heads' mean are the hidden positions.
+  const mean = Array.from({ length: 32 }, (_, t) => [0, 1, 2, 3].reduce((s, k) => s + maps.attention[k * 32 + t], 0));
+  const top3 = mean.map((v, t) => [v, t]).sort((p, q) => q[0] - p[0]).slice(0, 3).map(([, t]) => t).sort((p, q) => p - q);
+  assert.deepEqual(top3, maps.hidden);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('with too few samples the training set is memorised: train accuracy 100%, test accuracy below 90%', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse&preset=few&speed=1000`);
+  await shownRun(page);
+  await playTo(page, 600);
+  const last = (await page.evaluate(() => /** @type {any} */ (window).__ap.history())).at(-1);
+  assert.equal(last.train_accuracy, 1, JSON.stringify(last));
+  assert.ok(last.test_accuracy < 0.9, JSON.stringify(last));
+  assert.equal(await page.locator('#s-train').innerText(), '100.0%');
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
+test('the hidden-set toggle hides and shows the marks, in the picture and in the readout', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse`);
+  await shownRun(page);
+  assert.match(await page.locator('label:has(#show-aligned)').innerText(), /mark the hidden positions/);
+  const hidden = (await page.evaluate(() => /** @type {any} */ (window).__ap.maps())).hidden;
+  const plot = page.locator('#positions .ap-heatmap-plot');
+  /** The readout of position `t` of head 1, through the keyboard. @param {number} t */
+  const readout = async (t) => {
+    await plot.focus();
+    await page.keyboard.press('Escape');
+    await page.keyboard.press('ArrowRight');
+    await page.keyboard.press('Home');
+    for (let i = 0; i < t; i++) await page.keyboard.press('ArrowRight');
+    return page.locator('#positions .ap-tooltip').innerText();
+  };
+  assert.match(await readout(hidden[0]), /hidden\s+yes/);
+  assert.match(await readout(hidden[0] === 0 ? 1 : 0), /hidden\s+no/);
+  const marked = await plot.screenshot();
+  await page.uncheck('#show-aligned');
+  assert.match(await readout(hidden[0]), /hidden\s+not shown/);
+  await page.keyboard.press('Escape');
+  const unmarked = await plot.screenshot();
+  assert.ok(!marked.equals(unmarked), 'the outline of the hidden positions went');
+  await page.check('#show-aligned');
+  assert.match(await readout(hidden[0]), /hidden\s+yes/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

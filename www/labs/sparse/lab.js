@@ -1,0 +1,220 @@
+// @ts-check
+// The sparse lab (Edelman et al. 2022): one self-attention layer learns a sparse Boolean
+// function of a bit string by attending to its few hidden positions. This file is what the
+// shell needs to know of it as data: its settings, presets' names, contrasts, story,
+// metrics and charts. Its views are views.js; its model is the Rust crate's (the wasm
+// facade's lab "sparse"). Pure: no DOM here.
+
+import { createViews, explain } from './views.js';
+
+/** @typedef {import('../index.js').Lab} Lab */
+/** @typedef {import('../index.js').Setting} Setting */
+
+/** The settings, in the order the form shows them. @type {Setting[]} */
+const SETTINGS = [
+  { key: 'function', label: 'Function', kind: 'select', help: 'What the label is of the hidden bits.',
+    options: [['and', 'AND'], ['or', 'OR'], ['majority', 'majority'], ['parity', 'parity']] },
+  { key: 'length', label: 'Length T', kind: 'int', help: 'Bits of an input.' },
+  { key: 'sparsity', label: 'Hidden bits s', kind: 'int', help: 'How many positions the label depends on (drawn from the seed).' },
+  { key: 'samples', label: 'Training samples m', kind: 'int', help: 'The fixed training set, drawn once.' },
+  { key: 'test_samples', label: 'Test samples', kind: 'int', help: 'Fresh inputs the test accuracy is measured on.' },
+  { key: 'width', label: 'Width d', kind: 'int', help: 'Width of the embeddings, keys, queries and values.' },
+  { key: 'heads', label: 'Heads K', kind: 'int', help: 'Attention heads; what they read is concatenated.' },
+  { key: 'mlp', label: 'MLP width', kind: 'int', help: 'Units of the ReLU layer between the heads and the label.' },
+  { key: 'batch', label: 'Batch', kind: 'int', help: 'Training samples per step (a smaller training set is one batch).' },
+  { key: 'learning_rate', label: 'Learning rate', kind: 'float', live: true, help: 'Adam’s; applies at once, without restarting.' },
+  { key: 'seed', label: 'Seed', kind: 'int', help: 'Same seed, same hidden set, data and run, bit for bit.' },
+];
+
+/** Solid for the first run, dashed for the second. */
+const RUN_DASH = [[], [6, 4]];
+
+/** @param {number} x */
+const pct = (x) => `${(100 * x).toFixed(1)}%`;
+
+/** The accuracy chart's lines: [key, label]. */
+const ACCURACIES = [
+  ['test_accuracy', 'test accuracy'],
+  ['train_accuracy', 'train accuracy'],
+  ['mass', 'attention on S'],
+];
+
+/** @type {Lab} */
+export const sparse = {
+  name: 'sparse',
+  title: 'Attention Playground: sparse variables',
+  tagline: 'One self-attention layer finds the few bits a label depends on, live in your browser (Edelman et al., 2022).',
+  settings: SETTINGS,
+  presetLabels: {
+    'and-3': 'AND of 3 bits, enough samples',
+    'and-3-few': 'AND of 3 bits, too few samples',
+    'and-3-one-head': 'AND of 3 bits, one head',
+    'majority-3': 'Majority of 3 bits',
+    'parity-2': 'Parity of 2 bits (a plateau, then a jump)',
+  },
+  presetAliases: { and: 'and-3', few: 'and-3-few', 'one-head': 'and-3-one-head', majority: 'majority-3', parity: 'parity-2' },
+  defaultPreset: 'and-3',
+  budgets: {},
+  contrasts: {
+    samples: {
+      label: 'enough vs too few samples',
+      apply: (c) => ({ ...c, samples: c.samples >= 100 ? 20 : 200 }),
+      names: (c) => (c.samples >= 100 ? [`m = ${c.samples}`, 'm = 20'] : [`m = ${c.samples}`, 'm = 200']),
+    },
+    heads: {
+      label: 'one head vs four',
+      apply: (c) => ({ ...c, heads: c.heads > 1 ? 1 : 4 }),
+      names: (c) => (c.heads > 1 ? [`${c.heads} heads`, '1 head'] : ['1 head', '4 heads']),
+    },
+  },
+  sweep: {
+    success: { key: 'test_accuracy', at: 0.95, words: 'reached 95% test accuracy' },
+    stall: { key: 'mass', below: 0.5, words: 'less than half the attention on S' },
+    curves: [{ key: 'test_accuracy', label: 'test accuracy' }, { key: 'mass', label: 'attention on S' }],
+    columns: [
+      { key: 'train_loss', name: 'train_loss', digits: 6 },
+      { key: 'train_accuracy', name: 'train_acc', digits: 4 },
+      { key: 'test_loss', name: 'test_loss', digits: 6 },
+      { key: 'test_accuracy', name: 'test_acc', digits: 4 },
+      { key: 'mass', name: 'mass', digits: 4 },
+      { key: 'found', name: 'found', digits: 0 },
+    ],
+    steps: 600,
+  },
+  story: [
+    {
+      title: 'A label that depends on three bits',
+      text: 'Every input is 32 bits; its label is 1 when three hidden bits are all 1 (AND). The model has 200 labelled '
+        + 'inputs to learn from. Before training, its attention is spread evenly over the positions. Untick “mark the '
+        + 'hidden positions” and guess where the three are; press Next to train.',
+      preset: 'and-3',
+      play: false,
+    },
+    {
+      title: 'Attention collapses onto the hidden bits',
+      text: 'Watch the picture of attention over training: within a few hundred steps three columns light up, the '
+        + 'hidden positions, and the test accuracy rises with the attention on them. The run pauses once the model '
+        + 'labels fresh inputs right.',
+      preset: 'and-3',
+      speed: 1,
+      play: true,
+      keep: true,
+      point: (e) => (e[0] && e[0].test_accuracy >= 0.95 && e[0].mass >= 0.5
+        ? `test accuracy is at ${pct(e[0].test_accuracy)} with ${pct(e[0].mass)} of the attention on the hidden bits.`
+        : null),
+    },
+    {
+      title: 'Too few samples: memorised',
+      text: 'The same task with 200 samples (solid) and with 20 (dashed), same seed and hidden bits. With 20, many '
+        + 'other triples of positions explain the labels as well as the hidden one, and the model memorises: its train '
+        + 'accuracy reaches 100% while its test accuracy stays low and its attention never settles on S.',
+      preset: 'and-3',
+      compare: 'samples',
+      speed: 4,
+      play: true,
+      point: (e) => (e[1] && e[1].train_accuracy >= 1 && e[1].test_accuracy < 0.9 && e[1].step >= 300
+        ? `with 20 samples the train accuracy is ${pct(e[1].train_accuracy)} and the test accuracy ${pct(e[1].test_accuracy)}.`
+        : null),
+    },
+    {
+      title: 'Parity: a plateau, then a jump',
+      text: 'The label is now the parity of 2 hidden bits out of 16: no single bit says anything about it. The test '
+        + 'accuracy sits near 50% for a long time while nothing seems to happen, then jumps. Watch the attention picture '
+        + 'just before the jump.',
+      preset: 'parity-2',
+      speed: 16,
+      play: true,
+      point: (e) => (e[0] && e[0].test_accuracy >= 0.9 ? `test accuracy jumped to ${pct(e[0].test_accuracy)} at step ${e[0].step}.` : null),
+    },
+    {
+      title: 'One head, or four',
+      text: 'One head (solid) against four (dashed), same seed. A single head has to find all three hidden bits at once '
+        + 'and often settles on some of them; with four, each can take one.',
+      preset: 'and-3-one-head',
+      compare: 'heads',
+      speed: 4,
+      play: true,
+    },
+  ],
+  metrics: [
+    { key: 'train_loss', label: 'train loss', format: (x) => x.toFixed(3) },
+    { key: 'train_accuracy', label: 'train accuracy', format: pct },
+    { key: 'test_loss', label: 'test loss', format: (x) => x.toFixed(3) },
+    { key: 'test_accuracy', label: 'test accuracy', format: pct },
+    { key: 'mass', label: 'attention on the hidden positions', format: pct },
+    { key: 'found', label: 'hidden positions found', format: (x) => (x ? 'yes' : 'no') },
+  ],
+  charts(names, compare = '', heads = 1) {
+    void compare;
+    /** @type {import('../index.js').ChartSpec[]} */
+    const charts = [
+      {
+        id: 'loss-chart',
+        label: 'loss chart',
+        file: 'loss',
+        title: 'Loss',
+        series: names
+          ? names.flatMap((n, r) => [['train_loss', 'train loss', 1], ['test_loss', 'test loss', 2]].map(([key, label, c]) => ({
+            key: r ? `${key}_b` : String(key), label: `${label}, ${n}`, color: `var(--ap-series-${c})`, dash: RUN_DASH[r],
+          })))
+          : [{ key: 'train_loss', label: 'train loss' }, { key: 'test_loss', label: 'test loss' }],
+        yRange: 'auto',
+      },
+      {
+        id: 'acc-chart',
+        label: 'accuracy chart',
+        file: 'accuracy',
+        title: 'Accuracy and attention on the hidden positions',
+        series: names
+          ? ACCURACIES.flatMap(([key, label], i) => names.map((n, r) => ({
+            key: r ? `${key}_b` : key, label: `${label}, ${n}`, color: `var(--ap-series-${i + 1})`, dash: RUN_DASH[r],
+          })))
+          : ACCURACIES.map(([key, label]) => ({ key, label })),
+        yRange: [0, 1],
+      },
+    ];
+    if (!names && heads > 1) {
+      charts.push({
+        id: 'heads-chart',
+        label: 'attention on S by head chart',
+        file: 'heads',
+        title: 'Attention on the hidden positions, by head',
+        series: Array.from({ length: heads }, (_, k) => ({
+          key: `mass_h${k + 1}`, label: `head ${k + 1}`, color: `var(--ap-series-${(k % 6) + 1})`, dash: k < 6 ? [] : [6, 3],
+        })),
+        yRange: [0, 1],
+      });
+    }
+    return charts;
+  },
+  caption(e) {
+    return `train accuracy ${pct(e.train_accuracy)}, test accuracy ${pct(e.test_accuracy)}, attention on S ${pct(e.mass)}`;
+  },
+  limits: (c) => ({ sequences: Math.min(16, Number(c.test_samples)), heads: 1 }),
+  // A sparse step is small: it is not split over workers.
+  batch: () => 1,
+  parts: ['positions', 'input', 'picture', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart'],
+  embedParts: ['positions', 'picture', 'compare-maps', 'metrics', 'acc-chart', 'heads-chart'],
+  figures: [{ id: 'positions', label: 'attention over the positions' }, { id: 'picture', label: 'attention over training' }],
+  marks: 'mark the hidden positions',
+  arrays: {
+    attention: 'f32', inputAttention: 'f32', input: 'u32', hidden: 'u32', label: 'f32', pictureSteps: 'f32', picture: 'f32',
+  },
+  checkSnapshot(s) {
+    const { length, heads } = /** @type {Record<string, unknown>} */ (s.shape);
+    const size = (/** @type {unknown} */ n, /** @type {number} */ max) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= max;
+    if (!size(length, 256) || !size(heads, 8)) {
+      return `shown.shape must give length (1 to 256) and heads (1 to 8) as whole numbers, got ${JSON.stringify(s.shape).slice(0, 60)}`;
+    }
+    const t = Number(length);
+    const at = (/** @type {string} */ name) => /** @type {ArrayLike<number> | undefined} */ (/** @type {any} */ (s)[name])?.length ?? 0;
+    for (const [name, n] of /** @type {[string, number][]} */ ([['attention', t * Number(heads)], ['inputAttention', t * Number(heads)], ['input', t], ['label', 1]])) {
+      if (at(name) !== n) return `shown.${name} holds ${at(name)} values, its shape needs ${n}`;
+    }
+    if (at('hidden') < 1 || at('hidden') > t) return `shown.hidden holds ${at('hidden')} positions for a length of ${t}`;
+    if (at('picture') !== at('pictureSteps') * t) return `shown.picture holds ${at('picture')} values for ${at('pictureSteps')} rows of ${t}`;
+    return null;
+  },
+  explain,
+  createViews,
+};

@@ -1,0 +1,177 @@
+// @ts-check
+// The sparse lab's views: each head's [CLS] attention over the positions (averaged over the
+// test set) with the hidden positions outlined, the same for one test input with its bits,
+// the picture of attention over training (evaluation × position), the latest metrics, and
+// the explanation. They draw what the shell hands them; the charts are the shell's.
+
+import { Heatmap } from '../../views/heatmap.js';
+import { h, setText } from '../../dom.js';
+
+/**
+ * The sparse lab's snapshot (src/wasm/sparse.rs): each head's attention (K, T) averaged
+ * over the test set; test input `seq`'s bits (T), its label and its attention (K, T); the
+ * hidden positions (s); the picture of attention over training, averaged over heads (n, T)
+ * with the step of each row (n).
+ * @typedef {import('../../protocol.js').Snapshot & { shape: { length: number, heads: number, examples: number,
+ *   rejected: number, ambiguous: boolean }, attention: Float32Array, inputAttention: Float32Array,
+ *   input: Uint32Array, hidden: Uint32Array, label: Float32Array, pictureSteps: Float32Array,
+ *   picture: Float32Array }} Snapshot
+ */
+/** @typedef {import('../index.js').LabFrame} LabFrame */
+/** @typedef {import('../index.js').LabViews} LabViews */
+
+/** @type {import('../../views/heatmap.js').HeatmapAxes} */
+const BY_HEAD = { rowTitle: 'head', colTitle: 'position t', row: ['head', 'k'], col: ['position', 't'], mark: 'hidden' };
+/** @type {import('../../views/heatmap.js').HeatmapAxes} */
+const OVER_TRAINING = { rowTitle: 'training step', colTitle: 'position t', row: ['evaluation', 'row'], col: ['position', 't'], mark: 'hidden' };
+
+/** The readouts of a run's latest evaluation, each with its one-line definition:
+ * [element id (the compared run's ends in -b), metric, words, definition]. */
+const READOUTS = [
+  ['s-train', 'train_accuracy', 'train accuracy', 'Share of the fixed training set the model labels right.'],
+  ['s-test', 'test_accuracy', 'test accuracy', 'Share of fresh inputs, never trained on, the model labels right.'],
+  ['s-train-loss', 'train_loss', 'train loss', 'Logistic loss on the training set.'],
+  ['s-test-loss', 'test_loss', 'test loss', 'Logistic loss on the test set.'],
+  ['s-mass', 'mass', 'attention on S', 'The share of the attention that falls on the hidden positions, averaged over the test set and the heads.'],
+  ['s-found', 'found', 'found S', 'Yes when the s positions with the most attention are exactly the hidden ones.'],
+];
+
+/** A metric's readout. @param {string} key @param {number | undefined} v */
+function format(key, v) {
+  if (v === undefined) return '–';
+  if (key === 'found') return v ? 'yes' : 'no';
+  return key.endsWith('loss') ? v.toFixed(3) : `${(100 * v).toFixed(1)}%`;
+}
+
+/** The largest of `xs` (at least a small floor, so that an all-zero picture has a scale). @param {Float32Array} xs */
+function top(xs) {
+  let m = 1e-6;
+  for (const x of xs) if (x > m) m = x;
+  return m;
+}
+
+/**
+ * The views of one run: its attention by head, one test input's, the picture over
+ * training and its numbers, in `box`.
+ * @param {HTMLElement} box @param {string} suffix '' or '-b' @param {string} colormap
+ */
+function runViews(box, suffix, colormap) {
+  const positionsBox = h('div', { id: `positions${suffix}`, class: 'map', 'data-part': suffix ? undefined : 'positions' });
+  const inputBox = h('div', { id: `input${suffix}`, class: 'map', 'data-part': suffix ? undefined : 'input' });
+  const pictureBox = h('div', { id: `picture${suffix}`, class: 'map', 'data-part': suffix ? undefined : 'picture' });
+  const note = h('p', { class: 'hint', id: `training-set${suffix}` });
+  /** @type {Record<string, HTMLElement>} */
+  const readout = {};
+  const numbers = h('dl', { class: 'metrics', 'data-part': 'metrics' },
+    ...READOUTS.map(([id, , words, definition]) => {
+      readout[id] = h('dd', { id: id + suffix }, '–');
+      return h('div', { title: definition }, h('dt', {}, words), readout[id]);
+    }));
+  // The picture under the map of positions, column for column; the numbers beside it.
+  box.append(h('div', { class: 'maps' }, positionsBox, inputBox, pictureBox, h('div', {}, numbers, note)));
+  const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', colormap, axes: BY_HEAD });
+  const input = new Heatmap(inputBox, { title: 'One test input', colormap, axes: BY_HEAD });
+  // As wide as the map above it, position for position; at most half as high as wide.
+  const picture = new Heatmap(pictureBox, { title: 'Attention over training', colormap, axes: OVER_TRAINING, aspect: [2, 8] });
+  const maps = [positions, input, picture];
+  const inputTitle = /** @type {HTMLElement} */ (inputBox.querySelector('.ap-title'));
+  return {
+    maps,
+    positions,
+    picture,
+    /** @param {Snapshot} s @param {Record<string, number> | undefined} evaluation */
+    update(s, evaluation) {
+      const { length: t, heads: k } = s.shape;
+      const headLabels = Array.from({ length: k }, (_, i) => `head ${i + 1}`);
+      const marked = s.hidden;
+      positions.update({ values: s.attention, rows: k, cols: t, rowLabels: headLabels, marked, range: [0, top(s.attention)] });
+      input.update({
+        values: s.inputAttention, rows: k, cols: t, rowLabels: headLabels, marked,
+        colLabels: Array.from(s.input, String), range: [0, top(s.inputAttention)],
+      });
+      setText(inputTitle, `Test input ${s.seq + 1}: its bits along the bottom, label ${s.label[0]}`);
+      const rows = s.pictureSteps.length;
+      picture.update({
+        values: s.picture, rows, cols: t, marked,
+        rowLabels: Array.from(s.pictureSteps, (x) => String(x)), range: [0, top(s.picture)],
+      });
+      for (const [id, key] of READOUTS) setText(readout[id], format(key, evaluation?.[key]));
+      const { rejected, ambiguous } = s.shape;
+      setText(note, ambiguous
+        ? `No training set of ${s.config.samples} samples that only S explains was found in ${rejected + 1} draws: this one is explained by other hidden sets too.`
+        : rejected > 0 ? `The training set was drawn ${rejected + 1} times: ${rejected} draw${rejected === 1 ? ' was' : 's were'} explained by another hidden set too.` : '');
+    },
+  };
+}
+
+/**
+ * Builds the views into `box`.
+ * @param {HTMLElement} box @param {{ colormap: string, showAligned: boolean }} options
+ * @returns {LabViews}
+ */
+export function createViews(box, { colormap, showAligned }) {
+  const nameA = h('p', { id: 'name-a', class: 'run-name', hidden: true });
+  const first = h('div', { class: 'sparse-run' });
+  const nameB = h('p', { id: 'name-b', class: 'run-name' });
+  const second = h('div', { class: 'sparse-run' });
+  const mapsB = h('div', { id: 'maps-b', class: 'maps-b', 'data-part': 'compare-maps', hidden: true }, nameB, second);
+  box.append(nameA, first, mapsB);
+  const a = runViews(first, '', colormap);
+  const b = runViews(second, '-b', colormap);
+  const maps = () => [...a.maps, ...b.maps];
+  for (const m of maps()) m.setShowAligned(showAligned);
+  return {
+    update(frame) {
+      const [ra, rb] = frame.runs;
+      a.update(/** @type {Snapshot} */ (ra.snapshot), ra.evaluation);
+      mapsB.hidden = !rb;
+      nameA.hidden = !rb;
+      if (rb) {
+        setText(nameA, `First run: ${ra.name}`);
+        setText(nameB, `Second run: ${rb.name} (same seed, same hidden set; solid and dashed lines on the charts)`);
+        b.update(/** @type {Snapshot} */ (rb.snapshot), rb.evaluation);
+      }
+    },
+    setColormap(name) {
+      for (const m of maps()) m.setColormap(name);
+    },
+    setShowAligned(show) {
+      for (const m of maps()) m.setShowAligned(show);
+    },
+    invalidate() {
+      for (const m of maps()) m.invalidate();
+    },
+    figure(id) {
+      const m = id === 'positions' ? a.positions : id === 'picture' ? a.picture : null;
+      return m ? m.toCanvas() : null;
+    },
+    destroy() {
+      for (const m of maps()) m.destroy();
+      box.replaceChildren();
+    },
+  };
+}
+
+/** The lab's explanation of what the page shows. @param {HTMLElement} box */
+export function explain(box) {
+  box.append(
+    h('p', {}, 'Each input is a string of ', h('em', {}, 'T'), ' bits. Its label depends on only ', h('em', {}, 's'),
+      ' of them, the ', h('em', {}, 'hidden positions'), ' S, drawn once from the seed: for AND the label is 1 when all '
+      + 'of them are 1. The model never sees S. It learns from a fixed training set of ', h('em', {}, 'm'), ' labelled '
+      + 'inputs and is tested on fresh ones.'),
+    h('p', {}, h('strong', {}, 'The model'), ' (Edelman et al., 2022): every position is a bit embedding plus a '
+      + 'position embedding; one learned query, like a [CLS] token, attends over the positions with each head; what '
+      + 'the heads read goes through a small ReLU layer to the label. To label right, the heads have to ',
+    h('em', {}, 'find S'), ': look at the hidden positions and ignore the rest.'),
+    h('p', {}, h('strong', {}, 'Attention over the positions'), ': how much each head looks at each position, averaged '
+      + 'over the test set; the hidden positions are outlined (untick ', h('em', {}, 'mark the hidden positions'),
+    ' to guess them first). ', h('strong', {}, 'Attention over training'), ': the same, averaged over heads, one row per '
+      + 'evaluation from the first step (top) to now (bottom): the collapse onto S shows as bright columns.'),
+    h('p', {}, h('strong', {}, 'The claim'), ': a head that attends to S needs weights that grow with ', h('em', {}, 's'),
+      ' but not with ', h('em', {}, 'T'), ', so the samples it needs grow only like log T. With enough samples attention '
+      + 'collapses onto S and the test accuracy follows; with too few, the model memorises its training set (train '
+      + 'accuracy 100%, test far lower) without finding S. Parity is learned after a long plateau, then suddenly.'),
+    h('p', {}, h('strong', {}, 'Colours'), ': from 0 to the largest attention shown in each picture (its legend gives '
+      + 'the range); an even attention over 32 positions is about 3% a position.'),
+  );
+}
