@@ -7,7 +7,7 @@
 import { SPEEDS, THEMES } from './settings.js';
 import { colormapNames } from './views/colormap.js';
 import { byId, h, setText } from './dom.js';
-import { presetLabel } from './labs/index.js';
+import { presetLabel, LABS, DEFAULT_LAB } from './labs/index.js';
 import { quote } from './url.js';
 
 /** @typedef {import('./store.js').Store} Store */
@@ -55,6 +55,13 @@ export function createControls({ store, runs, cores, actions }) {
   buildExportMenu(store, actions.exportAs);
 
   speedSelect(store);
+  // Another lab is another page: its own link, opened in this tab.
+  const labs = select('lab');
+  labs.replaceChildren(...Object.values(LABS).map((l) => new Option(l.menuName, l.name)));
+  labs.value = lab.name;
+  labs.addEventListener('change', () => {
+    location.assign(labs.value === DEFAULT_LAB ? '?v=1' : `?v=1&lab=${encodeURIComponent(labs.value)}`);
+  });
   const preset = select('preset');
   preset.replaceChildren(
     ...Object.keys(store.presets).map((name) => new Option(presetLabel(lab, name), name)),

@@ -31,10 +31,10 @@
 
 /**
  * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Variant, module: WebAssembly.Module,
- *     config: Record<string, unknown>, ports: MessagePort[], speed: number, generation: number }
+ *     config: Record<string, unknown>, ports: MessagePort[], speed: number, frameMs: number, generation: number }
  *   | { type: 'config', config: Record<string, unknown>, generation: number }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
- *   | { type: 'speed', speed: number } | { type: 'lr', value: number } | { type: 'limit', step: number | null }
+ *   | { type: 'speed', speed: number } | { type: 'frame', ms: number } | { type: 'lr', value: number } | { type: 'limit', step: number | null }
  *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }
  *   | { type: 'evaluation-maps', on: boolean }
  *   | { type: 'get-params' } | { type: 'get-losses' }

@@ -7,6 +7,10 @@
 
 import { evaluationsOf } from './export.js';
 
+/** The time a frame of a run on screen may train before its snapshot (ms): the rest of the
+ * display's 16.7 ms frame is the snapshot's. */
+export const FRAME_TRAIN_MS = 12;
+
 /** @typedef {import('./protocol.js').Snapshot} Snapshot */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
@@ -51,6 +55,8 @@ export class Run {
     /** Stopped by a panic: only a fresh start goes on. */
     this.dead = false;
     /** @private */ this.speed = 4;
+    /** The time a frame of its worker may train before the frame's snapshot (ms). @private */
+    this.frameMs = FRAME_TRAIN_MS;
     /** @private */ this.selection = { seq: 0, head: -1 };
     /** @private */ this.playing = false;
     /** @private @type {number | null} */ this.limit = null;
@@ -111,7 +117,7 @@ export class Run {
       ports.push(channel.port2);
     }
     /** @type {ToWorker} */
-    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, generation: this.generation };
+    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, frameMs: this.frameMs, generation: this.generation };
     w.postMessage(init, ports);
     this.send({ type: 'select', ...this.selection });
     if (this.limit !== null) this.send({ type: 'limit', step: this.limit });
@@ -209,6 +215,15 @@ export class Run {
     if (speed === this.speed) return;
     this.speed = speed;
     this.send({ type: 'speed', speed });
+  }
+
+  /** How long a frame of the worker may train before it posts the frame's snapshot (ms):
+   * a run on screen leaves room for 60 snapshots a second, one nobody watches frame by frame
+   * (a seed of a sweep) spends less on them. @param {number} ms */
+  setFrame(ms) {
+    if (ms === this.frameMs) return;
+    this.frameMs = ms;
+    this.send({ type: 'frame', ms });
   }
 
   /** The step playing stops at, where the run waits, playing (null: none).

@@ -20,6 +20,10 @@ const KEPT_MAX = 1000;
 
 /** Steps per frame a seed trains at: as fast as the worker can (settings.js SPEEDS' fastest). */
 const FULL_SPEED = 1000;
+/** How long a seed's worker trains between two snapshots (ms): the panel draws its
+ * curves a few times a second, and a snapshot every display frame would cost the
+ * training's time on every core. */
+const SEED_FRAME_MS = 250;
 
 /**
  * The steps each seed of a sweep of the store's state trains: its budget (Store.budget),
@@ -176,6 +180,7 @@ export class Sweeps {
     this.job.set(run, job);
     const config = { ...w.config, seed: job.seed };
     run.setSpeed(FULL_SPEED);
+    run.setFrame(SEED_FRAME_MS);
     run.setLimit(w.steps);
     // The same settings but the seed: the run's trainer starts again from that seed.
     if (run.config && !run.dead && !run.failed && JSON.stringify({ ...run.config, seed: null }) === JSON.stringify({ ...config, seed: null })) {

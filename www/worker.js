@@ -82,8 +82,8 @@ function enqueue(f) {
 }
 
 const FRAME_MS = 1000 / 60;
-/** Time a frame may spend training at full speed, leaving room for the snapshot. */
-const BUDGET_MS = 12;
+/** Time a frame may spend training at full speed before its snapshot (the run sets it). */
+let budgetMs = 12;
 
 /** Posts `msg`; a divergence or an error carries the start it happened in, so that the
  * page can drop one of an earlier start. @param {FromWorker} msg @param {Transferable[]} [transfer] */
@@ -230,7 +230,7 @@ async function train(/** @type {number} */ n) {
         return false;
       }
     }
-    if (performance.now() - start > BUDGET_MS) break;
+    if (performance.now() - start > budgetMs) break;
   }
   return true;
 }
@@ -286,6 +286,7 @@ async function handle(msg) {
     case 'init': {
       lab = msg.lab;
       speed = msg.speed;
+      budgetMs = msg.frameMs;
       generation = msg.generation;
       helpers = msg.ports;
       pending = helpers.map(() => []);
@@ -338,6 +339,9 @@ async function handle(msg) {
       break;
     case 'speed':
       speed = msg.speed;
+      break;
+    case 'frame':
+      budgetMs = msg.ms;
       break;
     case 'limit':
       limit = msg.step ?? Infinity;

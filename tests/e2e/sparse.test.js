@@ -96,3 +96,16 @@ test('the hidden-set toggle hides and shows the marks, in the picture and in the
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the Lab menu opens the sparse lab in the same tab; a link to no lab says which there are', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=nope`);
+  await shownRun(page);
+  assert.match(await page.locator('#status').innerText(), /Lab \(lab\): must be one of copying, sparse, got “nope”/);
+  assert.equal(await page.locator('#lab').inputValue(), 'copying');
+  await Promise.all([page.waitForURL(/lab=sparse/), page.selectOption('#lab', 'sparse')]);
+  await shownRun(page);
+  assert.match(await page.locator('#title').innerText(), /sparse variables/);
+  assert.equal((await page.evaluate(() => /** @type {any} */ (window).__ap.shown())).config.function, 'and');
+  assert.deepEqual(errors, []);
+  await context.close();
+});

@@ -86,6 +86,7 @@ import { sparse } from './sparse/lab.js';
  * @typedef {object} Lab
  * @property {string} name its name in links and in the wasm facade
  * @property {string} title
+ * @property {string} menuName its name in the page's menu of labs
  * @property {string} tagline
  * @property {Setting[]} settings
  * @property {Record<string, string>} presetLabels the words the page shows for the facade's presets

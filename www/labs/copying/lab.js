@@ -66,6 +66,7 @@ const pct = (x) => `${(100 * x).toFixed(1)}%`;
 export const copying = {
   name: 'copying',
   title: 'Attention Playground',
+  menuName: 'Copying (Snell et al. 2021)',
   tagline: 'A seq2seq LSTM with attention learns to copy, live in your browser (Snell et al., 2021).',
   settings: SETTINGS,
   presetLabels: {

@@ -43,6 +43,7 @@ const ACCURACIES = [
 export const sparse = {
   name: 'sparse',
   title: 'Attention Playground: sparse variables',
+  menuName: 'Sparse variables (Edelman et al. 2022)',
   tagline: 'One self-attention layer finds the few bits a label depends on, live in your browser (Edelman et al., 2022).',
   settings: SETTINGS,
   presetLabels: {
