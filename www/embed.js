@@ -10,7 +10,7 @@ import { SANDBOX } from './frame.js';
  * adds its own views' parts. */
 const SHELL_PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed',
   'export', 'open', 'speed', 'lab', 'preset', 'workers', 'seeds', 'compare', 'seq', 'head', 'aligned', 'colormap', 'theme', 'story', 'help', 'full-page',
-  'settings', 'explain', 'sweep'];
+  'settings', 'explain', 'sweep', 'experiment', 'experiment-button'];
 /** What embed mode shows of the shell: play / step / reset, the step count, a way out (and
  * the lab's figures). */
 const SHELL_EMBED_PARTS = ['story-panel', 'step-count', 'play', 'step', 'reset', 'full-page', 'sweep'];

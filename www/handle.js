@@ -20,9 +20,10 @@ function summary(s, evaluations) {
 
 /**
  * Installs `window.__ap`.
- * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps, figures: Figures }} o
+ * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps,
+ *   experiments: import('./experiments.js').Experiments, figures: Figures }} o
  */
-export function installTestHandle({ store, runs, sweeps, figures }) {
+export function installTestHandle({ store, runs, sweeps, experiments, figures }) {
   /** The live run `i` (0: the first, 1: the compared one). @param {number} i */
   const live = (i) => /** @type {Run | undefined} */ (runs.all()[i]);
   /** @param {number} i */
@@ -97,6 +98,13 @@ export function installTestHandle({ store, runs, sweeps, figures }) {
       if (!e) return null;
       const s = /** @type {any} */ (e.snapshot);
       return { step: e.step, shape: { ...s.shape }, alpha: Array.from(s.evaluationAlpha ?? []), beta: Array.from(s.evaluationBeta ?? []) };
+    },
+    /** The lab's experiment while it is open (null when closed): whether its plan is done,
+     * whether its last runs ended (`finished`), its time in seconds, its summary and its CSV. */
+    experiment() {
+      const plan = experiments.plan;
+      if (!plan) return null;
+      return { done: plan.done(), finished: experiments.endedAt !== null, seconds: experiments.seconds(), summary: plan.summary(), csv: plan.csv() };
     },
     /** Whether the figures show what the runs last sent. */
     drawn() {

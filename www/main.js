@@ -13,6 +13,8 @@ import { quote, summarize } from './url.js';
 import { Runs } from './runs.js';
 import { Sweeps } from './sweeps.js';
 import { SweepPanel } from './sweep-panel.js';
+import { Experiments } from './experiments.js';
+import { ExperimentPanel } from './experiment-panel.js';
 import { Figures } from './figures.js';
 import { createControls, showStatus, clearStatus, showPanic } from './controls.js';
 import { fileActions } from './files.js';
@@ -64,6 +66,8 @@ async function boot() {
   const runs = new Runs({ store, variant, module, wasm, cores, onEvent, onBudget });
   const sweeps = new Sweeps({ store, variant, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });
+  const experiments = new Experiments({ store, variant, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
+  const experimentPanel = new ExperimentPanel({ store, experiments });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showAligned: store.state.aligned, hidden: parts.hidden });
   lab.explain(byId('explain-text'));
 
@@ -198,6 +202,7 @@ async function boot() {
     runs.sync();
     sweeps.visible = visible;
     sweeps.sync(store.state);
+    experiments.setVisible(visible);
   });
 
   problems.push(...store.readLink(location.search));
@@ -212,6 +217,7 @@ async function boot() {
       else document.documentElement.dataset.theme = s.theme;
       figures.invalidate();
       panel.invalidate();
+      experimentPanel.dirty = true;
     }
     if (s.colormap !== prev.colormap) figures.views.setColormap(s.colormap);
     if (s.story !== prev.story || s.fresh !== prev.fresh || (s.playing && !prev.playing)) {
@@ -241,7 +247,7 @@ async function boot() {
     figures.invalidate();
     panel.invalidate();
   });
-  installTestHandle({ store, runs, sweeps, figures });
+  installTestHandle({ store, runs, sweeps, experiments, figures });
 }
 
 void boot();

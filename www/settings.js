@@ -29,3 +29,16 @@ export function same(a, b) {
 export function differs(config, base) {
   return Object.keys(base).some((k) => !same(config[k], base[k]));
 }
+
+/** A value as the link writes it: booleans as 1 / 0, floats with the fewest digits that
+ * give back the same f32. @param {unknown} v */
+export function formatValue(v) {
+  if (typeof v === 'boolean') return v ? '1' : '0';
+  if (typeof v === 'number' && !Number.isInteger(v)) {
+    for (let p = 1; p <= 9; p++) {
+      const t = Number(v.toPrecision(p));
+      if (Math.fround(t) === Math.fround(v)) return String(t);
+    }
+  }
+  return String(v);
+}

@@ -124,7 +124,7 @@ export class Store {
   /** The link of the state (only what differs from the defaults). */
   link() {
     const s = this.state;
-    const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story, seeds: s.seeds };
+    const view = { speed: s.speed, seq: s.seq, head: s.head, workers: s.workers, colormap: s.colormap, theme: s.theme, compare: s.compare, story: s.story, seeds: s.seeds, experiment: s.experiment };
     return writeLink({ lab: s.lab, preset: s.preset, config: s.config, view, passthrough: s.passthrough },
       { defaultLab: this.defaultLab, lab: this.lab, presets: this.presets });
   }
@@ -167,9 +167,10 @@ export class Store {
 
   /** View options (none of them changes the run's model; `seeds` opens or closes a sweep
    * beside it, whose seeds are its own). @param {Partial<Pick<State, 'speed' | 'workers' | 'seq'
-   * | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned' | 'seeds'>>} patch */
+   * | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned' | 'seeds' | 'experiment'>>} patch */
   setView(patch) {
     if (patch.compare !== undefined && patch.compare !== '' && !Object.hasOwn(this.lab.contrasts, patch.compare)) return;
+    if (patch.experiment && !this.lab.experiment) return;
     this.update(patch);
   }
 

@@ -1,29 +1,24 @@
 // @ts-check
 // The sweeps the page trains, kept in step with the store: with `seeds` set, the store's
 // settings over that range of seeds and, in compare mode, the lab's contrast of them over
-// the same seeds. Every seed is a Run (run.js) of one worker; a pool of as many runs as
-// the machine has cores takes the seeds in turn (the two sweeps' alternately), each
-// training as fast as it can to the sweep's steps, and goes on with the next seed in the
-// same worker. It knows no model: the steps, the contrast and what a seed's evaluations
-// say are the lab's (sweep.js reads them).
+// the same seeds. Every seed is a job of a pool of runs (pool.js: one worker per core,
+// each training as fast as it can to the sweep's steps), queued so that two compared
+// sweeps fill in together. It knows no model: the steps, the contrast and what a seed's
+// evaluations say are the lab's (sweep.js reads them).
 
-import { Run } from './run.js';
+import { Pool } from './pool.js';
 import { parseSeeds, summarize } from './sweep.js';
 
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').State} State */
 /** @typedef {import('./sweep.js').SeedRun} SeedRun */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
+/** A seed's job: its run's settings and steps, and the seed's record it fills.
+ * @typedef {import('./pool.js').Job & { seed: SeedRun }} SeedJob */
 
 /** The most finished seeds kept for later sweeps. */
 const KEPT_MAX = 1000;
 
-/** Steps per frame a seed trains at: as fast as the worker can (settings.js SPEEDS' fastest). */
-const FULL_SPEED = 1000;
-/** How long a seed's worker trains between two snapshots (ms): the panel draws its
- * curves a few times a second, and a snapshot every display frame would cost the
- * training's time on every core. */
-const SEED_FRAME_MS = 250;
 
 /**
  * The steps each seed of a sweep of the store's state trains: its budget (Store.budget),
@@ -46,20 +41,14 @@ export class Sweeps {
    */
   constructor({ store, variant, module, cores, onChange }) {
     /** @private */ this.store = store;
-    /** @private */ this.cores = Math.max(1, cores);
     /** @private */ this.onChange = onChange;
-    /** @private */ this.make = () => new Run({
-      lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module,
-      onEvent: (run, msg) => this.receive(run, msg),
+    /** @private @type {Pool<SeedJob>} */
+    this.pool = new Pool({
+      lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module, cores,
+      onJob: (job, what, run, msg) => this.receive(job, what, run, msg),
     });
     /** The sweeps shown: none, one, or two compared. @type {Sweep[]} */
     this.sweeps = [];
-    /** @private @type {Run[]} the pool */
-    this.pool = [];
-    /** @private @type {WeakMap<Run, SeedRun>} the seed each run of the pool trains */
-    this.job = new WeakMap();
-    /** @private @type {SeedRun[]} seeds not started yet, in the order they start */
-    this.queue = [];
     /** @private @type {Map<SeedRun, Sweep>} */
     this.owner = new Map();
     /** @private */ this.key = '';
@@ -144,52 +133,22 @@ export class Sweeps {
     }));
     // Alternately, so that two compared sweeps fill in together; seeds kept from an
     // earlier sweep are done already.
-    this.queue = [];
+    /** @type {SeedJob[]} */
+    const jobs = [];
     for (let k = 0; k < count; k++) {
       for (const w of this.sweeps) {
-        this.owner.set(w.seeds[k], w);
-        if (!w.seeds[k].done) this.queue.push(w.seeds[k]);
+        const seed = w.seeds[k];
+        this.owner.set(seed, w);
+        if (!seed.done) jobs.push({ config: { ...w.config, seed: seed.seed }, steps, seed });
       }
     }
-    const size = Math.min(this.cores, this.queue.length);
-    while (this.pool.length > size) /** @type {Run} */ (this.pool.pop()).stop();
-    while (this.pool.length < size) this.pool.push(this.make());
     this.startedAt = performance.now();
-    this.endedAt = this.queue.length ? null : this.startedAt;
+    this.endedAt = jobs.length ? null : this.startedAt;
     this.paused = false;
     this.waited = { total: 0, since: this.training() ? null : this.startedAt };
-    for (const run of this.pool) this.next(run);
+    this.pool.setTraining(this.training());
+    this.pool.replace(jobs);
     this.onChange();
-  }
-
-  /** Gives `run` the next seed in the queue, or leaves it idle. @private @param {Run} run */
-  next(run) {
-    const job = this.queue.shift();
-    if (!job) {
-      this.job.delete(run);
-      run.setPlaying(false);
-      if (this.finished()) {
-        this.endedAt ??= performance.now();
-        // Every seed is done: the workers go (a new sweep makes others).
-        for (const r of this.pool) r.stop();
-        this.pool = [];
-      }
-      return;
-    }
-    const w = /** @type {Sweep} */ (this.owner.get(job));
-    this.job.set(run, job);
-    const config = { ...w.config, seed: job.seed };
-    run.setSpeed(FULL_SPEED);
-    run.setFrame(SEED_FRAME_MS);
-    run.setLimit(w.steps);
-    // The same settings but the seed: the run's trainer starts again from that seed.
-    if (run.config && !run.dead && !run.failed && JSON.stringify({ ...run.config, seed: null }) === JSON.stringify({ ...config, seed: null })) {
-      run.reset(job.seed);
-    } else {
-      run.start(config, 1);
-    }
-    // A run that stopped at a divergence was paused by it: the next seed plays.
-    run.setPlaying(this.training());
   }
 
   /** Plays the pool's busy runs while the page is in sight and the sweep not paused, and
@@ -201,40 +160,36 @@ export class Sweeps {
       this.waited.total += now - this.waited.since;
       this.waited.since = null;
     }
-    for (const run of this.pool) run.setPlaying(this.training() && this.job.has(run));
+    this.pool.setTraining(this.training());
   }
 
-  /** @private @param {Run} run @param {FromWorker} msg */
-  receive(run, msg) {
-    const job = this.job.get(run);
-    if (!job) return;
-    if (msg.type === 'snapshot') {
-      job.step = msg.step;
-      const done = msg.step >= (this.owner.get(job)?.steps ?? Infinity);
+  /** @private @param {SeedJob} job @param {'snapshot' | 'done' | 'failed'} what
+   * @param {import('./run.js').Run} run @param {FromWorker} msg */
+  receive(job, what, run, msg) {
+    const seed = job.seed;
+    if (what === 'failed') {
+      seed.failed = /** @type {{ message: string }} */ (msg).message;
+      seed.done = true;
+    } else if (msg.type === 'snapshot') {
+      seed.step = msg.step;
       // What the panel shows changes with an evaluation (or the seed's end), not every frame.
-      if (!msg.history && !done) return;
-      job.evaluations = run.evaluations;
-      if (done) {
-        job.done = true;
-        this.keep(job);
-        this.next(run);
+      if (!msg.history && what !== 'done') return;
+      seed.evaluations = run.evaluations;
+      if (what === 'done') {
+        seed.done = true;
+        this.keep(seed);
       }
-    } else if (msg.type === 'diverged' || msg.type === 'panic' || (msg.type === 'error' && msg.where !== 'snapshot')) {
-      job.failed = msg.message;
-      job.done = true;
-      this.next(run);
-    } else {
-      return;
     }
+    if (this.finished()) this.endedAt ??= performance.now();
     this.onChange();
   }
 
   /** Keeps a seed trained to the end (at most KEPT_MAX, the oldest dropped first).
-   * @private @param {SeedRun} job */
-  keep(job) {
-    const w = this.owner.get(job);
+   * @private @param {SeedRun} seed */
+  keep(seed) {
+    const w = this.owner.get(seed);
     if (!w) return;
-    this.kept.set(this.keptKey(w.config, w.steps, job.seed), job);
+    this.kept.set(this.keptKey(w.config, w.steps, seed.seed), seed);
     for (const k of this.kept.keys()) {
       if (this.kept.size <= KEPT_MAX) break;
       this.kept.delete(k);
@@ -243,9 +198,7 @@ export class Sweeps {
 
   /** Ends the sweeps and their workers. */
   stop() {
-    for (const run of this.pool) run.stop();
-    this.pool = [];
-    this.queue = [];
+    this.pool.stop();
     this.sweeps = [];
     this.owner.clear();
     this.key = '';

@@ -12,12 +12,14 @@
 //   written with the fewest digits that give back the same f32, so the run is the same bit
 //   for bit.
 // - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`,
-//   `story` step, `seeds` of a sweep) when not the default. The worker count is part of the run's bits
+//   `story` step, `seeds` of a sweep, `experiment` open) when not the default. The worker count is part of the run's bits
 //   (gradients are summed in another order).
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
 //   `hide`.
 
-import { SPEEDS, DEFAULT_SPEED, THEMES, same } from './settings.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './settings.js';
+
+export { formatValue };
 import { VARIANTS } from './variant.js';
 import { colormapNames } from './views/colormap.js';
 import { storySetup } from './labs/index.js';
@@ -33,15 +35,16 @@ const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
- *   colormap: string, theme: string, compare: string, story: number, seeds: string }} View
+ *   colormap: string, theme: string, compare: string, story: number, seeds: string, experiment: boolean }} View
  * `seeds`: a sweep's seed range as the link writes it (sweep.js), '' for one run.
+ * `experiment`: the lab's experiment (Lab.experiment) open beside the run.
  * @typedef {{ preset: string, overrides: Record<string, string>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link
  * `overrides`: the model's settings the link gives, as their text.
  */
 
 /** The default view. @type {View} */
-export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0, seeds: '' };
+export const DEFAULT_VIEW = { speed: DEFAULT_SPEED, seq: 0, head: -1, workers: 'auto', colormap: 'viridis', theme: 'auto', compare: '', story: 0, seeds: '', experiment: false };
 
 /**
  * Reads a query string for `lab`. Every key it cannot use is named in `problems` and
@@ -148,7 +151,7 @@ function parsePassthrough(key, raw) {
 const WORDS = /** @type {Record<string, string>} */ ({
   embed: 'Embed mode', autoplay: 'Play on load', speed: 'Speed, steps per frame', seq: 'Sequence shown', head: 'Head shown',
   workers: 'Workers', colormap: 'Colour map', theme: 'Theme', compare: 'Compare', story: 'Story step',
-  seeds: 'Seeds in a sweep',
+  seeds: 'Seeds in a sweep', experiment: 'Experiment',
 });
 
 /** A refusal of the page's key `key`: "Words (key): must be …, got “raw”".
@@ -192,6 +195,9 @@ function parseView(lab, key, raw) {
     }
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : refuse(key, `one of ${THEMES.join(', ')}`, raw);
+    case 'experiment':
+      if (!lab.experiment) return refuse(key, `0 (the ${lab.name} lab has no experiment)`, raw);
+      return parseBool(key, raw);
   }
 }
 
@@ -216,21 +222,10 @@ export function writeLink(state, defaults) {
     out.set(key, formatValue(value));
   }
   for (const key of /** @type {(keyof View)[]} */ (Object.keys(DEFAULT_VIEW))) {
-    if (state.view[key] !== view[key]) out.set(key, (key === 'compare' || key === 'seeds') && state.view[key] === '' ? 'none' : String(state.view[key]));
+    const v = state.view[key];
+    if (v !== view[key]) out.set(key, (key === 'compare' || key === 'seeds') && v === '' ? 'none' : typeof v === 'boolean' ? formatValue(v) : String(v));
   }
   for (const [k, v] of state.passthrough ?? []) out.set(k, v);
   return `?${out}`;
 }
 
-/** A value as the link writes it: booleans as 1 / 0, floats with the fewest digits that
- * give back the same f32. @param {unknown} v */
-export function formatValue(v) {
-  if (typeof v === 'boolean') return v ? '1' : '0';
-  if (typeof v === 'number' && !Number.isInteger(v)) {
-    for (let p = 1; p <= 9; p++) {
-      const t = Number(v.toPrecision(p));
-      if (Math.fround(t) === Math.fround(v)) return String(t);
-    }
-  }
-  return String(v);
-}

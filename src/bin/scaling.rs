@@ -27,10 +27,13 @@ Options (defaults in brackets):
   --lengths LIST       the lengths T [8,16,32,64,128,256]
   --seeds A-B          seeds per size [0-4]
   --steps N            training steps per run [1000]
+  --eval-every N       evaluate every N steps too (timing only: the outcome is the last
+                       evaluation's either way) [only at the end]
   --threshold X        median test accuracy that counts as learned [0.95]
   --start M            the first size tried at each length [16]
   --max M              the largest size tried [8192]
   --ratio R            stop when the failing and succeeding sizes are within R [1.19]
+  --samples M          train this many samples at each length instead of searching
   --jobs N             runs at once, one thread each [1]
   --csv FILE           write the runs' CSV there instead of standard output
 ";
@@ -44,6 +47,8 @@ struct Args {
     lengths: Vec<usize>,
     seeds: Vec<u64>,
     steps: u64,
+    eval_every: Option<usize>,
+    samples: Option<usize>,
     threshold: f32,
     start: usize,
     max: usize,
@@ -58,6 +63,8 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         lengths: vec![8, 16, 32, 64, 128, 256],
         seeds: (0..5).collect(),
         steps: 1000,
+        eval_every: None,
+        samples: None,
         threshold: 0.95,
         start: 16,
         max: 8192,
@@ -107,6 +114,14 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                 a.steps = num(value(&mut it, flag)?, flag)?;
                 continue;
             }
+            "--samples" => {
+                a.samples = Some(num(value(&mut it, flag)?, flag)?);
+                continue;
+            }
+            "--eval-every" => {
+                a.eval_every = Some(num(value(&mut it, flag)?, flag)?);
+                continue;
+            }
             "--threshold" => {
                 a.threshold = num(value(&mut it, flag)?, flag)?;
                 continue;
@@ -141,12 +156,16 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     if a.lengths.is_empty() || a.seeds.is_empty() || a.steps == 0 || a.jobs == 0 {
         return Err("--lengths, --seeds, --steps and --jobs need at least one".into());
     }
+    if a.eval_every.is_some_and(|n| !(1..=100_000).contains(&n)) {
+        return Err("--eval-every must be a whole number from 1 to 100000".into());
+    }
     if !(a.start >= 1 && a.max >= a.start && a.ratio > 1.0) {
         return Err("--start must be at least 1, --max at least --start, --ratio above 1".into());
     }
     for &t in &a.lengths {
         let c = SparseConfig {
             length: t,
+            samples: a.samples.unwrap_or(a.config.samples),
             ..a.config.clone()
         };
         c.validate().map_err(|e| format!("--lengths {t}: {e}"))?;
@@ -165,15 +184,18 @@ struct Run {
     ambiguous: bool,
 }
 
-fn train(config: SparseConfig, steps: u64) -> Run {
+fn train(config: SparseConfig, steps: u64, eval_every: Option<usize>) -> Run {
     let seed = config.seed;
     let mut t = SparseTrainer::new(SparseConfig {
-        eval_every: steps as usize,
+        eval_every: eval_every.unwrap_or(steps as usize),
         ..config
     })
     .expect("settings checked");
     for _ in 0..steps {
         t.step();
+    }
+    if t.latest().step != steps {
+        t.evaluate();
     }
     let e = *t.latest();
     Run {
@@ -212,7 +234,13 @@ fn main() {
     let mut table = Vec::new();
     for &t in &a.lengths {
         let mut search = SampleSearch::new(a.start, a.max, a.ratio);
-        while let Some(m) = search.next() {
+        // With --samples, that one size: no search.
+        let mut once = a.samples;
+        while let Some(m) = if a.samples.is_some() {
+            once.take()
+        } else {
+            search.next()
+        } {
             let runs = parallel(a.seeds.len(), a.jobs, |i| {
                 let config = SparseConfig {
                     length: t,
@@ -220,7 +248,7 @@ fn main() {
                     seed: a.seeds[i],
                     ..c.clone()
                 };
-                train(config, a.steps)
+                train(config, a.steps, a.eval_every)
             });
             for r in &runs {
                 writeln!(

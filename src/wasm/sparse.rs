@@ -11,6 +11,7 @@ use super::js::{
 use super::lab::{Lab, LabRun, ReplicaBox};
 use crate::config::ConfigError;
 use crate::sparse::config::{SparseConfig, PRESETS};
+use crate::sparse::scaling::{fit, log2_choose, median, SampleSearch};
 use crate::sparse::train::{SparseEvaluation, SparseTrainer};
 use js_sys::{Array, Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
@@ -237,4 +238,69 @@ fn picture(t: &SparseTrainer) -> (Vec<f32>, Vec<f32>) {
         rows.extend_from_slice(&row[..len]);
     }
     (steps, rows)
+}
+
+/// The search for the fewest training samples that reach a test accuracy
+/// (`crate::sparse::scaling::SampleSearch`), for the page's scaling experiment.
+#[wasm_bindgen(js_name = SampleSearch)]
+pub struct WasmSampleSearch(SampleSearch);
+
+#[wasm_bindgen(js_class = SampleSearch)]
+impl WasmSampleSearch {
+    /// A search from `start` samples, giving up above `max`, to within `ratio` (> 1).
+    #[wasm_bindgen(constructor)]
+    pub fn new(start: u32, max: u32, ratio: f64) -> Result<WasmSampleSearch, JsError> {
+        if !(start >= 1 && max >= start && ratio > 1.0) {
+            return Err(JsError::new(&format!(
+                "search: start must be at least 1, max at least start and ratio above 1, got {start}, {max}, {ratio}"
+            )));
+        }
+        Ok(WasmSampleSearch(SampleSearch::new(
+            start as usize,
+            max as usize,
+            ratio,
+        )))
+    }
+
+    /// The size to try next; undefined when the search is over.
+    pub fn next(&self) -> Option<u32> {
+        self.0.next().map(|m| m as u32)
+    }
+
+    /// Records the outcome of `m` samples.
+    pub fn record(&mut self, m: u32, success: bool) {
+        self.0.record(m as usize, success);
+    }
+
+    /// The fewest samples that succeeded so far (undefined: none yet).
+    #[wasm_bindgen(getter)]
+    pub fn succeeded(&self) -> Option<u32> {
+        self.0.succeeded.map(|m| m as u32)
+    }
+
+    /// The most samples that failed so far (0: none).
+    #[wasm_bindgen(getter)]
+    pub fn failed(&self) -> u32 {
+        self.0.failed as u32
+    }
+}
+
+/// `log2 C(t, s)`: the bits that name a hidden set of `s` of `t` positions.
+#[wasm_bindgen(js_name = sparseLog2Choose)]
+pub fn sparse_log2_choose(t: u32, s: u32) -> f64 {
+    log2_choose(t as usize, s as usize)
+}
+
+/// The median of `xs` (NaN if empty).
+#[wasm_bindgen(js_name = sparseMedian)]
+pub fn sparse_median(xs: &[f32]) -> f32 {
+    median(xs)
+}
+
+/// The least-squares line through the points `(xs[i], ys[i])`: `[intercept, slope, R²]`,
+/// or empty with fewer than two distinct x.
+#[wasm_bindgen(js_name = sparseFit)]
+pub fn sparse_fit(xs: &[f64], ys: &[f64]) -> Vec<f64> {
+    let points: Vec<(f64, f64)> = xs.iter().copied().zip(ys.iter().copied()).collect();
+    fit(&points).map_or(Vec::new(), |f| vec![f.intercept, f.slope, f.r2])
 }

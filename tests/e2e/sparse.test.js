@@ -109,3 +109,32 @@ test('the Lab menu opens the sparse lab in the same tab; a link to no lab says w
   assert.deepEqual(errors, []);
   await context.close();
 });
+
+test('the experiment trains in workers and fills the m*–T plot: m* for every length, as the native tool finds it', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse`);
+  await shownRun(page);
+  assert.equal(await page.locator('#experiment').isHidden(), true);
+  await page.click('#experiment-button');
+  assert.equal(await page.getAttribute('#experiment-button', 'aria-pressed'), 'true');
+  assert.match(page.url(), /experiment=1/);
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.experiment()?.finished, null, { timeout: 240_000, polling: 500 });
+  const e = await page.evaluate(() => /** @type {any} */ (window).__ap.experiment());
+  assert.ok(e.done);
+  assert.match(await page.locator('#experiment-status').innerText(), /Done: m\* found for 5 of 5 lengths, \d+ runs\. Finished in/);
+  const rows = await page.locator('.scaling-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent)));
+  assert.deepEqual(rows.map((r) => r[0]), ['8', '16', '32', '64', '128']);
+  // The seeds 0–4 of `scaling --preset and-3 --lengths 8,16,32,64,128 --seeds 0-4`: the same
+  // m* natively (docs/sparse.md).
+  assert.deepEqual(rows.map((r) => Number(r[1])), [21, 32, 38, 49, 83]);
+  // Each size tried is a row of the CSV, five seeds each.
+  const csv = e.csv.trim().split('\n');
+  const tried = rows.reduce((n, r) => n + (r[2] ?? '').split('),').length, 0);
+  assert.equal(csv.length - 1, 5 * tried);
+  assert.match(await page.locator('#scaling-fits').innerText(), /log2 T \(R² 0\.\d+\).*T \(R² 0\.\d+\)/);
+  // Closed, its workers go and the link says so.
+  await page.click('#experiment-close');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.experiment() === null);
+  assert.doesNotMatch(page.url(), /experiment=/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});

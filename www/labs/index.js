@@ -58,6 +58,26 @@ import { sparse } from './sparse/lab.js';
  *   columns: { key: string, name: string, digits: number }[], steps: number }} SweepSpec
  */
 
+/**
+ * A lab's experiment: a search over settings whose next runs depend on how the last ones
+ * ended (the sparse lab's search for the samples a length needs). `plan` makes its state
+ * from the run's settings; the page trains the jobs it asks for (pool.js), tells it how
+ * each ended, and draws it with the view `createView` makes.
+ * @typedef {{ title: string, button: string, help: string,
+ *   plan(config: Record<string, unknown>, wasm: any): ExperimentPlan,
+ *   createView(box: HTMLElement): { update(plan: ExperimentPlan): void, destroy(): void } }} ExperimentSpec
+ */
+
+/**
+ * An experiment's state. `next` gives the jobs it wants trained now (none while it waits
+ * for some to end); `record` takes a job's end: its last evaluation and snapshot, or
+ * undefined and null if it failed; `done` says whether it is over; `summary` says where it
+ * is in a line; `csv` is every job's outcome so far.
+ * @typedef {{ next(): import('../pool.js').Job[],
+ *   record(job: import('../pool.js').Job, last: Record<string, number> | undefined, snapshot: import('../protocol.js').Snapshot | null): void,
+ *   done(): boolean, summary(): string, csv(): string }} ExperimentPlan
+ */
+
 /** An evaluation metric (a column of the run's history). @typedef {{ key: string, label: string, format(x: number): string }} Metric */
 
 /**
@@ -95,6 +115,7 @@ import { sparse } from './sparse/lab.js';
  * @property {Record<string, Budget>} budgets by preset (a preset without one trains on)
  * @property {Record<string, Contrast>} contrasts
  * @property {SweepSpec} sweep
+ * @property {ExperimentSpec} [experiment] its experiment, if it has one
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
  * @property {(names: [string, string] | null, compare?: string, heads?: number) => ChartSpec[]} charts

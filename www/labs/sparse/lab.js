@@ -6,6 +6,8 @@
 // facade's lab "sparse"). Pure: no DOM here.
 
 import { createViews, explain } from './views.js';
+import { scalingExperiment } from './scaling.js';
+import { createScalingView } from './scaling-view.js';
 
 /** @typedef {import('../index.js').Lab} Lab */
 /** @typedef {import('../index.js').Setting} Setting */
@@ -68,6 +70,7 @@ export const sparse = {
       names: (c) => (c.heads > 1 ? [`${c.heads} heads`, '1 head'] : ['1 head', '4 heads']),
     },
   },
+  experiment: { ...scalingExperiment, createView: createScalingView },
   sweep: {
     success: { key: 'test_accuracy', at: 0.95, words: 'reached 95% test accuracy' },
     stall: { key: 'mass', below: 0.5, words: 'less than half the attention on S' },

@@ -1,0 +1,102 @@
+// @ts-check
+// The lab's experiment (Lab.experiment), kept in step with the store: open (`experiment`
+// in the state), it makes the experiment's plan from the run's settings, trains the jobs
+// the plan asks for in a pool of runs (pool.js), tells the plan how each ended and asks it
+// for more, until it is done; the settings changed, it starts again; closed, it stops. It
+// knows no model: what to train and what the outcomes mean are the plan's.
+
+import { Pool } from './pool.js';
+
+/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('./store.js').State} State */
+/** @typedef {import('./labs/index.js').ExperimentPlan} ExperimentPlan */
+
+export class Experiments {
+  /**
+   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+   *   cores: number, wasm: any, onChange: () => void }} o `onChange`: the plan moved on
+   */
+  constructor({ store, variant, module, cores, wasm, onChange }) {
+    /** @private */ this.store = store;
+    /** @private */ this.wasm = wasm;
+    /** @private */ this.onChange = onChange;
+    /** @private @type {Pool<import('./pool.js').Job>} */
+    this.pool = new Pool({
+      lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module, cores,
+      onJob: (job, what, run, msg) => {
+        if (what === 'snapshot') return;
+        this.plan?.record(job, what === 'done' ? run.evaluations.at(-1) : undefined, msg.type === 'snapshot' ? msg : null);
+        this.feed();
+      },
+    });
+    /** The experiment's state, while it is open. @type {ExperimentPlan | null} */
+    this.plan = null;
+    /** @private */ this.key = '';
+    /** Whether the page is in sight (out of sight, nothing trains). */
+    this.visible = !document.hidden;
+    /** When the plan started, and when it ended (ms, performance.now()). */
+    this.startedAt = 0;
+    /** @type {number | null} */ this.endedAt = null;
+    /** Time it waited out of sight (ms), and since when it waits. @private */
+    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
+    store.subscribe((s) => this.sync(s));
+  }
+
+  /** Seconds the plan has trained (in sight), to its end if it ended. */
+  seconds() {
+    const now = performance.now();
+    const waiting = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
+    return Math.max(0, (this.endedAt ?? now) - this.startedAt - this.waited.total - waiting) / 1000;
+  }
+
+  /** Opens, restarts or closes the experiment as the state asks. @param {State} s */
+  sync(s) {
+    const spec = this.store.lab.experiment;
+    if (!s.experiment || !spec || s.viewing) {
+      if (this.plan) this.stop();
+      return;
+    }
+    // Its runs draw their own seeds: the run's seed does not change the experiment.
+    const key = JSON.stringify({ ...s.config, seed: null });
+    if (key !== this.key) {
+      this.key = key;
+      this.plan = spec.plan(s.config, this.wasm);
+      this.startedAt = performance.now();
+      this.endedAt = null;
+      this.waited = { total: 0, since: this.visible ? null : this.startedAt };
+      this.pool.setTraining(this.visible);
+      this.pool.replace(this.plan.next());
+      this.onChange();
+    }
+  }
+
+  /** The page came into sight or went out of it. @param {boolean} visible */
+  setVisible(visible) {
+    this.visible = visible;
+    const now = performance.now();
+    if (!visible) this.waited.since ??= now;
+    else if (this.waited.since !== null) {
+      this.waited.total += now - this.waited.since;
+      this.waited.since = null;
+    }
+    this.pool.setTraining(visible);
+  }
+
+  /** Gives the pool what the plan asks for next; notes the end. @private */
+  feed() {
+    const plan = this.plan;
+    if (!plan) return;
+    const jobs = plan.next();
+    if (jobs.length) this.pool.add(jobs);
+    if (plan.done() && !this.pool.busy()) this.endedAt ??= performance.now();
+    this.onChange();
+  }
+
+  /** Closes the experiment and ends its workers. */
+  stop() {
+    this.pool.stop();
+    this.plan = null;
+    this.key = '';
+    this.onChange();
+  }
+}

@@ -1,0 +1,141 @@
+// @ts-check
+// The sparse lab's experiment: for each length T, the fewest training samples m* with
+// which the median test accuracy over five seeds reaches 95% after 1,000 steps, searched
+// as the native `scaling` tool does (the search itself is the crate's, through the wasm
+// facade's SampleSearch): all lengths at once, each trying one size at a time. Pure but
+// for the wasm module it is given; its view is scaling-view.js.
+
+import { formatValue } from '../../settings.js';
+
+/** @typedef {import('../../pool.js').Job & { t: number, m: number }} ScalingJob */
+
+/** The lengths searched. */
+export const LENGTHS = [8, 16, 32, 64, 128];
+/** Seeds per size, steps per run, and the median test accuracy that counts as learned. */
+export const SEEDS = 5;
+export const STEPS = 1000;
+export const THRESHOLD = 0.95;
+/** The search: the first size tried, the largest, and how close the bracket ends. */
+const START = 16;
+const MAX = 4096;
+const RATIO = 1.19;
+
+/** The native tool's CSV header (src/bin/scaling.rs). */
+const HEADER = 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous';
+
+/**
+ * One size tried at one length: its runs' test accuracies so far, and once every seed
+ * ended, their median and whether it reached the threshold.
+ * @typedef {{ m: number, accuracies: number[], median: number | null, success: boolean | null }} Probe
+ */
+
+/**
+ * The search at one length: the crate's search, and every size tried (the last one
+ * perhaps still training).
+ * @typedef {{ t: number, search: any, probes: Probe[] }} Length
+ */
+
+export class ScalingPlan {
+  /** @param {Record<string, unknown>} config the run's settings (all but length, samples, seed and
+   * the evaluation interval are kept) @param {any} wasm */
+  constructor(config, wasm) {
+    /** @private */ this.config = config;
+    /** @private */ this.wasm = wasm;
+    /** @type {Length[]} */
+    this.lengths = LENGTHS.map((t) => ({ t, search: new wasm.SampleSearch(START, MAX, RATIO), probes: [] }));
+    /** @private @type {string[]} the CSV's rows so far */ this.rows = [];
+    /** The hidden bits, for the information limit. */
+    this.sparsity = Number(config.sparsity);
+  }
+
+  /** The probe of a length still training, if any. @param {Length} l */
+  static open(l) {
+    const p = l.probes.at(-1);
+    return p && p.success === null ? p : null;
+  }
+
+  /** @returns {ScalingJob[]} */
+  next() {
+    /** @type {ScalingJob[]} */
+    const jobs = [];
+    for (const l of this.lengths) {
+      if (ScalingPlan.open(l)) continue;
+      const m = l.search.next();
+      if (m === undefined) continue;
+      l.probes.push({ m, accuracies: [], median: null, success: null });
+      for (let seed = 0; seed < SEEDS; seed++) {
+        jobs.push({ t: l.t, m, steps: STEPS, config: { ...this.config, length: l.t, samples: m, seed, eval_every: STEPS } });
+      }
+    }
+    return jobs;
+  }
+
+  /** @param {import('../../pool.js').Job} job @param {Record<string, number> | undefined} last
+   * @param {import('../../protocol.js').Snapshot | null} snapshot */
+  record(job, last, snapshot) {
+    const { t, m, config } = /** @type {ScalingJob} */ (job);
+    const l = this.lengths.find((x) => x.t === t);
+    const p = l && ScalingPlan.open(l);
+    if (!l || !p || p.m !== m) return;
+    // A run that failed (it diverged) did not learn.
+    p.accuracies.push(last?.test_accuracy ?? 0);
+    const shape = /** @type {{ rejected?: number, ambiguous?: boolean } | undefined} */ (snapshot?.shape);
+    // As the native tool writes an f32: the fewest digits that give it back.
+    const f = (/** @type {number | undefined} */ x) => (x === undefined ? '' : formatValue(Math.fround(x)));
+    this.rows.push([config.function, config.sparsity, t, m, config.seed, f(last?.train_accuracy), f(last?.test_accuracy),
+      f(last?.mass), last ? String(last.found) : '', shape?.rejected ?? '', shape ? Number(shape.ambiguous) : ''].join(','));
+    if (p.accuracies.length < SEEDS) return;
+    p.median = this.wasm.sparseMedian(Float32Array.from(p.accuracies));
+    p.success = /** @type {number} */ (p.median) >= THRESHOLD;
+    l.search.record(m, p.success);
+  }
+
+  /** Whether every length's search is over. */
+  done() {
+    return this.lengths.every((l) => !ScalingPlan.open(l) && l.search.next() === undefined);
+  }
+
+  /** The fewest samples that reached the threshold at length `l` so far (null: none yet). @param {Length} l */
+  best(l) {
+    return l.search.succeeded ?? null;
+  }
+
+  /** `log2 C(T, s)`, the bits that name the hidden set. @param {number} t */
+  limit(t) {
+    return this.wasm.sparseLog2Choose(t, this.sparsity);
+  }
+
+  /** Fits of m* against log2 T and against T over the lengths whose search is over:
+   * `[intercept, slope, R²]` each, or null with fewer than two. */
+  fits() {
+    const over = this.lengths.filter((l) => !ScalingPlan.open(l) && l.search.next() === undefined && this.best(l) !== null);
+    if (over.length < 2) return null;
+    const ys = Float64Array.from(over, (l) => /** @type {number} */ (this.best(l)));
+    const log = this.wasm.sparseFit(Float64Array.from(over, (l) => Math.log2(l.t)), ys);
+    const lin = this.wasm.sparseFit(Float64Array.from(over, (l) => l.t), ys);
+    return log.length && lin.length ? { log: Array.from(log), lin: Array.from(lin) } : null;
+  }
+
+  summary() {
+    const over = this.lengths.filter((l) => !ScalingPlan.open(l) && l.search.next() === undefined).length;
+    const runs = this.rows.length;
+    return this.done()
+      ? `Done: m* found for ${this.lengths.filter((l) => this.best(l) !== null).length} of ${LENGTHS.length} lengths, ${runs} runs.`
+      : `${over} of ${LENGTHS.length} lengths done, ${runs} runs so far.`;
+  }
+
+  csv() {
+    return `${[HEADER, ...this.rows].join('\n')}\n`;
+  }
+}
+
+/** The lab's experiment, as the shell reads it (Lab.experiment). */
+export const scalingExperiment = {
+  title: 'How many samples does it need?',
+  button: 'Samples needed',
+  help: `For T = ${LENGTHS.join(', ')} bits, the fewest training samples m* with which the median test accuracy of ${SEEDS} seeds `
+    + `reaches ${100 * THRESHOLD}% after ${STEPS.toLocaleString('en')} steps, searched by doubling and then bisecting m, all lengths at once `
+    + 'over this computer’s cores. The other settings are the run’s. The paper’s claim: m* grows like log T.',
+  /** @param {Record<string, unknown>} config @param {any} wasm */
+  plan: (config, wasm) => new ScalingPlan(config, wasm),
+};
