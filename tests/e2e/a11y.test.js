@@ -128,6 +128,8 @@ test('touching a heatmap cell shows its value, on a phone-sized touch screen', a
   const page = await context.newPage();
   await page.goto(env.url);
   await shownRun(page);
+  // On a phone the controls fill the first screen: the map is a scroll away.
+  await page.locator('#alpha .ap-heatmap-plot').scrollIntoViewIfNeeded();
   const box = /** @type {{ x: number, y: number, width: number, height: number }} */ (await page.locator('#alpha .ap-heatmap-plot').boundingBox());
   // The cell of row 2, column 3.
   const { tgtLen: rows, srcLen: cols } = (await shown(page)).shape;

@@ -43,9 +43,11 @@ function format(key, v) {
   return key.endsWith('loss') ? v.toFixed(3) : `${(100 * v).toFixed(1)}%`;
 }
 
-/** The largest of `xs` (at least a small floor, so that an all-zero picture has a scale). @param {Float32Array} xs */
-function top(xs) {
-  let m = 1e-6;
+/** The top of a picture's colour scale: its largest value, but at least four times an even
+ * share of the `t` positions, so that near-even attention (before training) is painted as the
+ * calm band it is, not stretched into full-contrast noise. @param {Float32Array} xs @param {number} t */
+function top(xs, t) {
+  let m = 4 / t;
   for (const x of xs) if (x > m) m = x;
   return m;
 }
@@ -84,16 +86,16 @@ function runViews(box, suffix, colormap) {
       const { length: t, heads: k } = s.shape;
       const headLabels = Array.from({ length: k }, (_, i) => `head ${i + 1}`);
       const marked = s.hidden;
-      positions.update({ values: s.attention, rows: k, cols: t, rowLabels: headLabels, marked, range: [0, top(s.attention)] });
+      positions.update({ values: s.attention, rows: k, cols: t, rowLabels: headLabels, marked, range: [0, top(s.attention, t)] });
       input.update({
         values: s.inputAttention, rows: k, cols: t, rowLabels: headLabels, marked,
-        colLabels: Array.from(s.input, String), range: [0, top(s.inputAttention)],
+        colLabels: Array.from(s.input, String), range: [0, top(s.inputAttention, t)],
       });
       setText(inputTitle, `Test input ${s.seq + 1}: its bits along the bottom, label ${s.label[0]}`);
       const rows = s.pictureSteps.length;
       picture.update({
         values: s.picture, rows, cols: t, marked,
-        rowLabels: Array.from(s.pictureSteps, (x) => String(x)), range: [0, top(s.picture)],
+        rowLabels: Array.from(s.pictureSteps, (x) => String(x)), range: [0, top(s.picture, t)],
       });
       for (const [id, key] of READOUTS) setText(readout[id], format(key, evaluation?.[key]));
       const { rejected, ambiguous } = s.shape;
@@ -171,7 +173,8 @@ export function explain(box) {
       ' but not with ', h('em', {}, 'T'), ', so the samples it needs grow only like log T. With enough samples attention '
       + 'collapses onto S and the test accuracy follows; with too few, the model memorises its training set (train '
       + 'accuracy 100%, test far lower) without finding S. Parity is learned after a long plateau, then suddenly.'),
-    h('p', {}, h('strong', {}, 'Colours'), ': from 0 to the largest attention shown in each picture (its legend gives '
-      + 'the range); an even attention over 32 positions is about 3% a position.'),
+    h('p', {}, h('strong', {}, 'Colours'), ': from 0 to the largest attention shown in each picture, or to four times '
+      + 'an even share if that is larger (its legend gives the range): an even attention over 32 positions, about 3% a '
+      + 'position, is a calm dark band at the start.'),
   );
 }
