@@ -180,7 +180,7 @@ fn runs_are_determined_by_their_seed() {
     let run = |c: SparseConfig| {
         let mut t = SparseTrainer::new(c).unwrap();
         for _ in 0..30 {
-            t.step();
+            t.step().unwrap();
         }
         (t.params().to_vec(), *t.latest())
     };
@@ -197,11 +197,11 @@ fn runs_are_determined_by_their_seed() {
     );
     let mut t = SparseTrainer::new(c).unwrap();
     for _ in 0..30 {
-        t.step();
+        t.step().unwrap();
     }
     t.reset(None);
     for _ in 0..30 {
-        t.step();
+        t.step().unwrap();
     }
     assert_eq!((t.params().to_vec(), *t.latest()), a);
 }
@@ -214,10 +214,10 @@ fn a_step_allocates_nothing() {
         ..and3(16, 300, 1)
     })
     .unwrap();
-    t.step();
+    t.step().unwrap();
     let before = allocations();
     for _ in 0..20 {
-        t.step();
+        t.step().unwrap();
     }
     assert_eq!(allocations(), before);
 }
@@ -229,7 +229,7 @@ fn enough_samples_find_the_hidden_set_and_too_few_are_memorised() {
     let mut t = SparseTrainer::new(and3(16, 300, 0)).unwrap();
     let start = *t.latest();
     for _ in 0..600 {
-        t.step();
+        t.step().unwrap();
     }
     let end = *t.latest();
     assert!(end.test_accuracy > 0.97, "{end:?}");
@@ -240,9 +240,26 @@ fn enough_samples_find_the_hidden_set_and_too_few_are_memorised() {
     assert!(end.found, "{end:?}");
     let mut t = SparseTrainer::new(and3(16, 16, 0)).unwrap();
     for _ in 0..600 {
-        t.step();
+        t.step().unwrap();
     }
     let end = *t.latest();
     assert_eq!(end.train_accuracy, 1.0, "{end:?}");
     assert!(end.test_accuracy < 0.9, "{end:?}");
+}
+
+/// A learning rate far too large diverges: the step says so and leaves the parameters.
+#[test]
+fn a_diverging_step_is_refused() {
+    let mut t = SparseTrainer::new(SparseConfig {
+        learning_rate: 100.0,
+        ..and3(16, 300, 0)
+    })
+    .unwrap();
+    let err = (0..200).find_map(|_| {
+        let before = t.params().to_vec();
+        t.step().err().map(|e| (e, before))
+    });
+    let (e, before) = err.expect("lr 100 diverges within 200 steps");
+    assert!(e.to_string().contains("lower the learning rate"), "{e}");
+    assert_eq!(t.params(), &before[..]);
 }

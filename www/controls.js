@@ -44,7 +44,7 @@ const RUN_BUTTONS = ['play', 'step-once', 'reset', 'new-seed', 'seq', 'head'];
 /**
  * Builds and wires the controls.
  * @param {{ store: Store, runs: Runs, cores: number, actions: { copyLink(): void, showEmbed(): void,
- *   exportAs(kind: string): void, openFile(f: File): void } }} o
+ *   exportAs(kind: string): void, openFile(f: File): void, charts(): { id: string, label: string }[] } }} o
  */
 export function createControls({ store, runs, cores, actions }) {
   const lab = store.lab;
@@ -52,7 +52,9 @@ export function createControls({ store, runs, cores, actions }) {
   byId('tagline').textContent = lab.tagline;
   byId('story-button').title = `A guided tour of what to watch, in ${lab.story.length} short steps`;
   buildSettings(store);
-  buildExportMenu(store, actions.exportAs);
+  // Its charts are those shown when it opens (by head, of a comparison).
+  buildExportMenu(store, actions);
+  byId('export-menu').addEventListener('toggle', () => buildExportMenu(store, actions));
 
   speedSelect(store);
   // Another lab is another page: its own link, opened in this tab.
@@ -257,12 +259,12 @@ function clearFieldError(field) {
   byId(`set-${field}`).removeAttribute('aria-invalid');
 }
 
-/** The Export menu: the lab's figures, the charts, all of them, and the files.
- * @param {Store} store @param {(kind: string) => void} exportAs */
-function buildExportMenu(store, exportAs) {
+/** The Export menu: the lab's figures, the charts shown, all of them, and the files.
+ * @param {Store} store @param {{ exportAs(kind: string): void, charts(): { id: string, label: string }[] }} actions */
+function buildExportMenu(store, { exportAs, charts }) {
   const items = [
     ...store.lab.figures.map((f) => [f.id, `${f.label} (PNG)`]),
-    ...store.lab.charts(null).map((c) => [c.id, `${c.label} (PNG)`]),
+    ...charts().map((c) => [c.id, `${c.label} (PNG)`]),
     ['panel', 'all figures (PNG)'],
     ['csv', 'metric history (CSV)'],
     ['history', 'metric history (JSON)'],

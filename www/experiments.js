@@ -56,8 +56,9 @@ export class Experiments {
       if (this.plan) this.stop();
       return;
     }
-    // Its runs draw their own seeds: the run's seed does not change the experiment.
-    const key = JSON.stringify({ ...s.config, seed: null });
+    // The plan sets its runs' lengths, sizes, seeds and evaluations itself: the run's own
+    // do not change the experiment.
+    const key = JSON.stringify({ ...s.config, seed: null, length: null, samples: null, eval_every: null });
     if (key !== this.key) {
       this.key = key;
       this.plan = spec.plan(s.config, this.wasm);

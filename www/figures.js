@@ -62,6 +62,7 @@ export class Figures {
     /** @readonly */ this.views = lab.createViews(byId('lab-figures'), options);
     /** @private @type {LineChart[]} */ this.charts = [];
     /** @private @type {string[]} the charts' ids, in order */ this.chartIds = [];
+    /** The charts shown now. @type {import('./labs/index.js').ChartSpec[]} */ this.specs = [];
     /** @private @type {string} */ this.chartNames = '?';
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
@@ -88,6 +89,7 @@ export class Figures {
     box.replaceChildren();
     const specs = this.lab.charts(names, compare, heads);
     this.chartIds = specs.map((spec) => spec.id);
+    this.specs = specs;
     this.charts = specs.map((spec) => {
       const div = document.createElement('div');
       div.id = spec.id;

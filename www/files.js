@@ -62,7 +62,7 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
     switch (kind) {
       case 'panel': {
         const maps = lab.figures.map((f) => figures.views.figure(f.id));
-        const charts = lab.charts(null).map((c) => figures.chart(c.id));
+        const charts = figures.specs.map((c) => figures.chart(c.id));
         const rows = [maps, charts].map((r) => /** @type {HTMLCanvasElement[]} */ (r.filter(Boolean)));
         return download(`${base}-figures.png`, await png(panel(rows, caption)));
       }
@@ -78,7 +78,7 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
       default: {
         const canvas = picture(kind);
         if (!canvas) return;
-        const suffix = lab.charts(null).find((c) => c.id === kind)?.file ?? kind;
+        const suffix = figures.specs.find((c) => c.id === kind)?.file ?? kind;
         return download(`${base}-${suffix}.png`, await png(canvas));
       }
     }

@@ -164,7 +164,7 @@ async function boot() {
     store,
     runs,
     cores,
-    actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f) },
+    actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f), charts: () => figures.specs },
   });
   byId('sweep-csv').addEventListener('click', () => files.exportSweep());
 

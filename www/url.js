@@ -195,9 +195,11 @@ function parseView(lab, key, raw) {
     }
     case 'theme':
       return THEMES.includes(raw) ? { value: raw } : refuse(key, `one of ${THEMES.join(', ')}`, raw);
-    case 'experiment':
-      if (!lab.experiment) return refuse(key, `0 (the ${lab.name} lab has no experiment)`, raw);
-      return parseBool(key, raw);
+    case 'experiment': {
+      const v = parseBool(key, raw);
+      if ('value' in v && v.value && !lab.experiment) return refuse(key, `0 (the ${lab.name} lab has no experiment)`, raw);
+      return v;
+    }
   }
 }
 

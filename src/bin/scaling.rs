@@ -191,10 +191,13 @@ fn train(config: SparseConfig, steps: u64, eval_every: Option<usize>) -> Run {
         ..config
     })
     .expect("settings checked");
+    // A run that diverges stops there: its last evaluation is its outcome.
     for _ in 0..steps {
-        t.step();
+        if t.step().is_err() {
+            break;
+        }
     }
-    if t.latest().step != steps {
+    if t.latest().step != t.step_count() {
         t.evaluate();
     }
     let e = *t.latest();

@@ -108,6 +108,7 @@ impl SparseTask {
 /// How many sets of `s` positions label every sample of `set` as `f` does, counted up to
 /// `limit` (the search stops there).
 pub fn explainers(set: &Samples, f: BoolFunction, s: usize, limit: usize) -> usize {
+    assert!(s >= 1, "a hidden set has at least one position");
     let t = set.bits.len() / set.len.max(1);
     // Each position's bits over the samples, 64 samples a word: a candidate set's labels
     // are computed 64 samples at a time.
@@ -142,6 +143,12 @@ pub fn explainers(set: &Samples, f: BoolFunction, s: usize, limit: usize) -> usi
     search.found
 }
 
+/// Adds a column's bits (one per sample) to counts of ones in three bit planes: a ripple of
+/// carries.
+fn add([c0, c1, c2]: [u64; 3], x: u64) -> [u64; 3] {
+    [c0 ^ x, c1 ^ (c0 & x), c2 | (c1 & c0 & x)]
+}
+
 /// The enumeration of [`explainers`]: the sets of `s` positions in increasing order, each
 /// level adding one position's column to the per-sample counts of ones.
 struct Search<'a> {
@@ -167,26 +174,33 @@ impl Search<'_> {
             return;
         }
         let words = self.words;
-        if level == self.s {
-            let counts = &self.counters[level * words..];
-            let explains = (0..words).all(|w| {
-                let mask = if w + 1 == words {
-                    self.last_mask
-                } else {
-                    u64::MAX
-                };
-                (self.label_of(counts[w]) ^ self.labels[w]) & mask == 0
-            });
-            self.found += usize::from(explains);
+        if level + 1 == self.s {
+            // The last position: each set is checked word by word, up to its first mismatch
+            // (most sets fail on their first 64 samples).
+            for p in first..self.t {
+                let explains = (0..words).all(|w| {
+                    let counts = add(
+                        self.counters[level * words + w],
+                        self.columns[p * words + w],
+                    );
+                    let mask = if w + 1 == words {
+                        self.last_mask
+                    } else {
+                        u64::MAX
+                    };
+                    (self.label_of(counts) ^ self.labels[w]) & mask == 0
+                });
+                self.found += usize::from(explains);
+                if self.found >= self.limit {
+                    return;
+                }
+            }
             return;
         }
         for p in first..=self.t - (self.s - level) {
             let (done, next) = self.counters.split_at_mut((level + 1) * words);
             for w in 0..words {
-                // Adds the column's bit to the three-bit count: a ripple of carries.
-                let [c0, c1, c2] = done[level * words + w];
-                let x = self.columns[p * words + w];
-                next[w] = [c0 ^ x, c1 ^ (c0 & x), c2 | (c1 & c0 & x)];
+                next[w] = add(done[level * words + w], self.columns[p * words + w]);
             }
             self.from(level + 1, p + 1);
         }

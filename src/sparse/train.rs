@@ -8,6 +8,7 @@ use super::model::{Dims, SparseModel, Workspace};
 use super::task::SparseTask;
 use crate::config::{ConfigError, OptimizerKind};
 use crate::optim::Optimizer;
+use crate::parallel::{StepError, DIVERGED_FACTOR};
 use crate::rng::Rng;
 use crate::series::Series;
 
@@ -168,8 +169,9 @@ impl SparseTrainer {
 
     /// One step: the next mini-batch of the training set, its gradient, one Adam update;
     /// evaluates when the step count reaches a multiple of `eval_every`. Returns the batch's
-    /// loss.
-    pub fn step(&mut self) -> f32 {
+    /// loss; a loss that is not finite or above [`DIVERGED_FACTOR`] × chance (ln 2), or a
+    /// gradient that is not finite, is a divergence: the parameters are left as they were.
+    pub fn step(&mut self) -> Result<f32, StepError> {
         let (t, b) = (self.config.length, self.ws.batch);
         if self.cursor + b > self.order.len() {
             self.order_rng.shuffle(&mut self.order);
@@ -187,6 +189,14 @@ impl SparseTrainer {
             &self.batch_bits,
             &self.batch_labels,
         );
+        let chance = std::f32::consts::LN_2;
+        let sane = loss.is_finite() && loss <= DIVERGED_FACTOR * chance;
+        if !sane || self.grads.iter().any(|g| !g.is_finite()) {
+            return Err(StepError::Diverged {
+                step: self.step,
+                loss,
+            });
+        }
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;
         self.last_loss = loss;
@@ -194,7 +204,7 @@ impl SparseTrainer {
         if self.step.is_multiple_of(self.config.eval_every as u64) {
             self.evaluate();
         }
-        loss
+        Ok(loss)
     }
 
     /// Evaluates the current parameters on the whole training and test sets now.

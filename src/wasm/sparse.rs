@@ -11,6 +11,7 @@ use super::js::{
 use super::lab::{Lab, LabRun, ReplicaBox};
 use crate::config::ConfigError;
 use crate::sparse::config::{SparseConfig, PRESETS};
+use crate::sparse::model::{Dims, SparseModel};
 use crate::sparse::scaling::{fit, log2_choose, median, SampleSearch};
 use crate::sparse::train::{SparseEvaluation, SparseTrainer};
 use js_sys::{Array, Float32Array, Object, Uint32Array};
@@ -25,8 +26,14 @@ pub const LAB: Lab = Lab {
         Err(e) => Ok(Err(refusal(&e))),
     },
     check_weights: |c, params| {
-        let t = SparseTrainer::new(config(c).map_err(error)?).map_err(error)?;
-        check_length(t.params().len(), params)
+        let c = config(c).map_err(error)?;
+        let model = SparseModel::new(Dims {
+            length: c.length,
+            width: c.width,
+            heads: c.heads,
+            mlp: c.mlp,
+        });
+        check_length(model.len, params)
     },
     run: |c, workers| {
         if workers != 1 {
@@ -76,7 +83,7 @@ impl LabRun for SparseTrainer {
     fn steps(&mut self, n: u32) -> Result<f32, JsError> {
         let mut loss = self.last_loss();
         for _ in 0..n {
-            loss = self.step();
+            loss = SparseTrainer::step(self).map_err(error)?;
         }
         Ok(loss)
     }

@@ -87,3 +87,16 @@ test('what a message echoes is cut, and repeats are counted', () => {
   assert.ok(link.problems.every((p) => p.length < 200), link.problems.map((p) => p.length).join());
   assert.equal(summarize(Array.from({ length: 20 }, (_, i) => `p${i}`)), 'p0; p1; p2; p3; p4; p5; p6; p7; and 12 more');
 });
+
+test('experiment=1 opens a lab’s experiment; a lab without one refuses it but takes experiment=0', async () => {
+  const { sparse } = await import('../../www/labs/sparse/lab.js');
+  const sparsePresets = wasm.presets('sparse');
+  const q = writeLink({ lab: 'sparse', preset: 'and-3', config: sparsePresets['and-3'], view: { ...DEFAULT_VIEW, experiment: true } },
+    { defaultLab: 'copying', lab: sparse, presets: sparsePresets });
+  assert.equal(q, '?v=1&lab=sparse&experiment=1');
+  assert.deepEqual(readLink(q, sparse, sparsePresets).view, { experiment: true });
+  assert.deepEqual(readLink('?v=1&experiment=0', copying, presets).problems, []);
+  assert.deepEqual(readLink('?v=1&experiment=1', copying, presets).problems,
+    ['Experiment (experiment): must be 0 (the copying lab has no experiment), got “1”']);
+  assert.deepEqual(readLink('?v=1&lab=sparse&experiment=2', sparse, sparsePresets).problems, ['Experiment (experiment): must be 1 or 0, got “2”']);
+});

@@ -460,7 +460,7 @@ export class Heatmap {
         if (c < 0) continue;
         const x0 = x + Math.round(c * cw);
         const x1 = x + Math.round((c + 1) * cw);
-        g.rect(x0 + lw / 2, y + lw / 2, x1 - x0 - lw, Math.round(this.rows * ch) - lw);
+        g.rect(x0 + lw / 2, y + lw / 2, Math.max(lw, x1 - x0 - lw), Math.round(this.rows * ch) - lw);
       }
       g.stroke();
     }

@@ -47,7 +47,7 @@ function format(key, v) {
  * share of the `t` positions, so that near-even attention (before training) is painted as the
  * calm band it is, not stretched into full-contrast noise. @param {Float32Array} xs @param {number} t */
 function top(xs, t) {
-  let m = 4 / t;
+  let m = Math.min(1, 4 / t);
   for (const x of xs) if (x > m) m = x;
   return m;
 }
@@ -71,8 +71,9 @@ function runViews(box, suffix, colormap) {
     }));
   // The picture under the map of positions, column for column; the numbers beside it.
   box.append(h('div', { class: 'maps' }, positionsBox, inputBox, pictureBox, h('div', {}, numbers, note)));
-  const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', colormap, axes: BY_HEAD });
-  const input = new Heatmap(inputBox, { title: 'One test input', colormap, axes: BY_HEAD });
+  // A row per head, a column per position: neither a sliver at T = 256 nor a tower at T = 2.
+  const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', colormap, axes: BY_HEAD, aspect: [2, 16] });
+  const input = new Heatmap(inputBox, { title: 'One test input', colormap, axes: BY_HEAD, aspect: [2, 16] });
   // As wide as the map above it, position for position; at most half as high as wide.
   const picture = new Heatmap(pictureBox, { title: 'Attention over training', colormap, axes: OVER_TRAINING, aspect: [2, 8] });
   const maps = [positions, input, picture];
