@@ -9,12 +9,15 @@ import { session } from './session.js';
 
 const env = session();
 
-/** Plays the page's run until `done(latest evaluation)` holds or `step` is passed.
- * @param {import('playwright-core').Page} page @param {number} step */
+/** Plays the page's run to its preset's budget of `step` steps, where it pauses and says
+ * what is true of the preset by then. @param {import('playwright-core').Page} page @param {number} step */
 async function playTo(page, step) {
   await page.click('#play');
-  await page.waitForFunction((n) => (/** @type {any} */ (window).__ap.shown()?.step ?? 0) >= n, step, { timeout: 120_000, polling: 100 });
-  await page.click('#play');
+  await page.waitForFunction((n) => {
+    const s = /** @type {any} */ (window).__ap.shown();
+    return s?.step === n && !s.running;
+  }, step, { timeout: 120_000, polling: 100 });
+  assert.match(await page.locator('#status').innerText(), new RegExp(`within ${step} steps`));
 }
 
 /** Spearman's rank correlation of two equally long lists. @param {number[]} a @param {number[]} b */

@@ -57,7 +57,14 @@ export const sparse = {
   },
   presetAliases: { and: 'and-3', few: 'and-3-few', 'one-head': 'and-3-one-head', majority: 'majority-3', parity: 'parity-2' },
   defaultPreset: 'and-3',
-  budgets: {},
+  // From `scaling --preset NAME --lengths T --samples M --seeds 0-19 --steps N` (docs/sparse.md).
+  budgets: {
+    'and-3': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right, with 42–92% of its attention on the hidden bits' },
+    'and-3-few': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels its 20 training samples 100% right, while the test accuracy stays below 90% in 15 of them' },
+    'and-3-one-head': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right, its one head putting 68–98% of its attention on the hidden bits' },
+    'majority-3': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right' },
+    'parity-2': { steps: 5000, claim: 'within 5,000 steps 18 of 20 seeds reach 95% test accuracy, after a plateau near 50%; 2 are still on it' },
+  },
   contrasts: {
     samples: {
       label: 'enough vs too few samples',
@@ -132,8 +139,9 @@ export const sparse = {
     },
     {
       title: 'One head, or four',
-      text: 'One head (solid) against four (dashed), same seed. A single head has to find all three hidden bits at once '
-        + 'and often settles on some of them; with four, each can take one.',
+      text: 'One head (solid) against four (dashed), same seed. Both learn here (in every one of 20 seeds), but not '
+        + 'alike: the single head has to spread its attention over all three hidden bits at once, while of four heads one '
+        + 'or two may take them and the others look elsewhere. Compare the two pictures of attention over training.',
       preset: 'and-3-one-head',
       compare: 'heads',
       speed: 4,
