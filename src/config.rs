@@ -194,6 +194,10 @@ impl Settings for Config {
         &FIELDS
     }
 
+    fn validate(&self) -> Result<(), ConfigError> {
+        Config::validate(self)
+    }
+
     fn set_positive(&mut self, _key: &str, x: f32) {
         self.learning_rate = x;
     }
@@ -260,6 +264,8 @@ pub trait Settings {
     /// Sets a choice field to the value called `name`; false if none is.
     fn set_choice(&mut self, key: &str, name: &str) -> bool;
     fn set_switch(&mut self, key: &str, on: bool);
+    /// Checks every field and the checks between them.
+    fn validate(&self) -> Result<(), ConfigError>;
 }
 
 /// Sets one field of `settings` from the value a page, a link or a file gives for it: its

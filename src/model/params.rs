@@ -70,6 +70,17 @@ macro_rules! tensor_set {
                 self.clone().map(|_, r| &buf[r])
             }
 
+            /// Fills `buf` with a fresh initialisation of each tensor, as `init_of` its name
+            /// says, drawn from `rng` in the buffer's order.
+            pub fn initialise(
+                &self,
+                buf: &mut [f32],
+                rng: &mut $crate::rng::Rng,
+                init_of: impl Fn(&str) -> $crate::model::params::Init,
+            ) {
+                self.visit(|name, r| init_of(name).fill(&mut buf[r.clone()], rng));
+            }
+
             /// Named writable views of `buf`.
             pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
                 let mut rest: &'a mut [f32] = buf;
@@ -185,8 +196,7 @@ impl Layout {
     /// Fills `buf` (len) with a fresh initialisation drawn from `rng`.
     pub fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
         assert_eq!(buf.len(), self.len);
-        self.ranges
-            .visit(|name, r| self.init_of(name).fill(&mut buf[r.clone()], rng));
+        self.ranges.initialise(buf, rng, |name| self.init_of(name));
     }
 
     /// Named read-only views of `buf`.

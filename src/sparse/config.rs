@@ -186,6 +186,10 @@ impl Settings for SparseConfig {
         &FIELDS
     }
 
+    fn validate(&self) -> Result<(), ConfigError> {
+        SparseConfig::validate(self)
+    }
+
     fn whole(&self, key: &str) -> u64 {
         match key {
             "length" => self.length as u64,

@@ -115,8 +115,7 @@ impl SparseModel {
     /// Fills `buf` (len) with a fresh initialisation drawn from `rng`.
     pub fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
         assert_eq!(buf.len(), self.len);
-        self.ranges
-            .visit(|name, r| self.init_of(name).fill(&mut buf[r.clone()], rng));
+        self.ranges.initialise(buf, rng, |name| self.init_of(name));
     }
 
     /// Named read-only views of `buf`.

@@ -152,14 +152,19 @@ impl SparseTrainer {
             self.config.seed = seed;
             self.task = SparseTask::new(&self.config);
         }
-        let seed = self.config.seed;
-        self.model
-            .initialise(&mut self.params, &mut Rng::new(seed, STREAM_INIT));
+        let mut rng = Rng::new(self.config.seed, STREAM_INIT);
+        self.model.initialise(&mut self.params, &mut rng);
+        self.restart(0);
+    }
+
+    /// Goes on from the current parameters as the state after `step` updates: the optimiser,
+    /// the batches' order and the series start afresh, with an evaluation.
+    fn restart(&mut self, step: u64) {
         self.optimizer.reset();
-        self.order_rng = Rng::new(seed, STREAM_ORDER);
+        self.order_rng = Rng::new(self.config.seed, STREAM_ORDER);
         self.order.iter_mut().enumerate().for_each(|(i, x)| *x = i);
         self.cursor = self.order.len();
-        self.step = 0;
+        self.step = step;
         self.last_loss = f32::NAN;
         self.losses.clear();
         self.history.clear();
@@ -302,12 +307,8 @@ impl SparseTrainer {
     /// ones, as the state after `step` updates: the series restart with an evaluation of
     /// them, the optimiser's moments and the batches' order start afresh.
     pub fn load_params(&mut self, params: &[f32], step: u64) {
-        self.reset(None);
         self.params.copy_from_slice(params);
-        self.step = step;
-        self.history.clear();
-        self.picture.clear();
-        self.evaluate();
+        self.restart(step);
     }
 
     pub fn config(&self) -> &SparseConfig {

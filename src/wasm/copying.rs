@@ -3,7 +3,8 @@
 //! and its evaluation parts, as JS objects of typed arrays.
 
 use super::js::{
-    each_setting, error, get, losses, refusal, series_head, set, to_js, transfer_list, whole_of,
+    error, get, losses, presets_of, refusal, series_head, set, settings_of, to_js, transfer_list,
+    whole_of,
 };
 use super::lab::{Lab, LabReplica, LabRun};
 use crate::config::{Config, ConfigError, PRESETS};
@@ -148,22 +149,13 @@ impl LabReplica for Replica {
     }
 }
 
-/// Settings from JS, field by field (text, numbers or switches; a missing field takes the
-/// default), validated: or the first refusal, naming its field and range.
+/// Settings from JS ([`settings_of`]).
 pub(crate) fn config(value: JsValue) -> Result<Config, ConfigError> {
-    let mut config = Config::default();
-    each_setting(&value, |key, v| config.set(key, v))?;
-    config.validate()?;
-    Ok(config)
+    settings_of(&value)
 }
 
 fn presets() -> Result<JsValue, JsError> {
-    let out = Object::new();
-    for name in PRESETS {
-        let c = Config::preset(name).expect("every listed preset exists");
-        set(&out, name, &to_js(&c)?)?;
-    }
-    Ok(out.into())
+    presets_of(&PRESETS, Config::preset)
 }
 
 /// `request.key` as a whole number, or `default`.

@@ -2,7 +2,7 @@
 //! object properties, settings objects, series as columns, typed arrays' buffers, the wasm
 //! memory's size, seeds.
 
-use crate::config::{ConfigError, Value};
+use crate::config::{set_field, ConfigError, Settings, Value};
 use crate::series::Series;
 use js_sys::{Array, Float32Array, Float64Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
@@ -70,10 +70,32 @@ pub fn transfer_list(values: &[&JsValue]) -> Array {
     values.iter().map(|v| get(v, "buffer")).collect::<Array>()
 }
 
+/// A lab's settings from a JS object, field by field (text, numbers or switches; a missing
+/// field takes the default), validated: or the first refusal, naming its field and range.
+pub fn settings_of<S: Settings + Default>(value: &JsValue) -> Result<S, ConfigError> {
+    let mut settings = S::default();
+    each_setting(value, |key, v| set_field(&mut settings, key, v))?;
+    settings.validate()?;
+    Ok(settings)
+}
+
+/// A lab's presets as an object of settings by name, in the order of `names`.
+pub fn presets_of<S: serde::Serialize>(
+    names: &[&str],
+    preset: fn(&str) -> Option<S>,
+) -> Result<JsValue, JsError> {
+    let out = Object::new();
+    for &name in names {
+        let c = preset(name).expect("every listed preset exists");
+        set(&out, name, &to_js(&c)?)?;
+    }
+    Ok(out.into())
+}
+
 /// Gives `set` each entry of a settings object from JS (its key, and its value as text, a
 /// number, a switch or what else it is); stops at the first refusal. Anything but an
 /// object of settings is refused as a whole.
-pub fn each_setting(
+fn each_setting(
     value: &JsValue,
     mut set: impl FnMut(&str, Value<'_>) -> Result<(), ConfigError>,
 ) -> Result<(), ConfigError> {

@@ -21,13 +21,27 @@ pub trait LabRun {
     fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError>;
     fn params(&self) -> &[f32];
     fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError>;
-    fn compute_gradient(&mut self) -> Result<f32, JsError>;
-    fn add_gradient(&mut self, part: &[f32], loss: f32);
-    fn gradient(&self) -> &[f32];
-    fn apply(&mut self);
-    fn evaluation_pending(&self) -> bool;
-    fn add_evaluation_part(&mut self, part: &JsValue) -> Result<(), JsError>;
+
+    // A data-parallel step, for a lab whose runs split their batches over workers (the
+    // others train on one worker: the first call is refused, the rest do nothing).
+    fn compute_gradient(&mut self) -> Result<f32, JsError> {
+        Err(JsError::new(ONE_WORKER))
+    }
+    fn add_gradient(&mut self, _part: &[f32], _loss: f32) {}
+    fn gradient(&self) -> &[f32] {
+        &[]
+    }
+    fn apply(&mut self) {}
+    fn evaluation_pending(&self) -> bool {
+        false
+    }
+    fn add_evaluation_part(&mut self, _part: &JsValue) -> Result<(), JsError> {
+        Err(JsError::new(ONE_WORKER))
+    }
 }
+
+/// The refusal of a data-parallel call to a lab whose runs train on one worker.
+pub const ONE_WORKER: &str = "workers: a run of this lab trains on one worker";
 
 /// What the facade needs of a lab's replica (a helper of a data-parallel run).
 pub trait LabReplica {
@@ -51,7 +65,8 @@ pub struct Lab {
     pub check_weights: fn(JsValue, &[f32]) -> Result<(), JsError>,
     /// A run of settings whose batches `workers` replicas share.
     pub run: fn(JsValue, usize) -> Result<Box<dyn LabRun>, JsError>,
-    /// Replica `index` of `count` of a run of settings.
+    /// Replica `index` of `count` of a run of settings (a lab whose runs train on one worker
+    /// refuses with [`ONE_WORKER`]).
     pub replica: fn(JsValue, usize, usize) -> Result<ReplicaBox, JsError>,
 }
 

@@ -2,13 +2,13 @@
 //! (each head's attention over the positions, averaged over the test set and for one test
 //! input with its bits and label, the hidden positions, the picture of attention over
 //! training, and with a new evaluation the evaluations as columns), as JS objects of typed
-//! arrays. A sparse run is small: it
-//! trains on one worker, and the data-parallel calls are refused.
+//! arrays. A sparse run is small: it trains on one worker (`LabRun`'s data-parallel calls
+//! are refused).
 
 use super::js::{
-    each_setting, error, get, losses, refusal, series_head, set, to_js, transfer_list,
+    error, get, losses, presets_of, refusal, series_head, set, settings_of, to_js, transfer_list,
 };
-use super::lab::{Lab, LabRun, ReplicaBox};
+use super::lab::{Lab, LabRun, ReplicaBox, ONE_WORKER};
 use crate::config::ConfigError;
 use crate::sparse::config::{SparseConfig, PRESETS};
 use crate::sparse::model::{Dims, SparseModel};
@@ -46,8 +46,6 @@ pub const LAB: Lab = Lab {
     replica: |_, _, _| -> Result<ReplicaBox, JsError> { Err(JsError::new(ONE_WORKER)) },
 };
 
-const ONE_WORKER: &str = "workers: a run of the sparse lab trains on one worker";
-
 /// Weights of `n` finite values, or the refusal that says what is wrong with them.
 fn check_length(n: usize, params: &[f32]) -> Result<(), JsError> {
     if params.len() != n {
@@ -62,21 +60,12 @@ fn check_length(n: usize, params: &[f32]) -> Result<(), JsError> {
     Ok(())
 }
 
-/// Settings from JS, field by field (a missing field takes the default), validated.
 fn config(value: JsValue) -> Result<SparseConfig, ConfigError> {
-    let mut config = SparseConfig::default();
-    each_setting(&value, |key, v| config.set(key, v))?;
-    config.validate()?;
-    Ok(config)
+    settings_of(&value)
 }
 
 fn presets() -> Result<JsValue, JsError> {
-    let out = Object::new();
-    for name in PRESETS {
-        let c = SparseConfig::preset(name).expect("every listed preset exists");
-        set(&out, name, &to_js(&c)?)?;
-    }
-    Ok(out.into())
+    presets_of(&PRESETS, SparseConfig::preset)
 }
 
 impl LabRun for SparseTrainer {
@@ -128,26 +117,6 @@ impl LabRun for SparseTrainer {
         check_length(self.params().len(), params)?;
         SparseTrainer::load_params(self, params, step);
         Ok(())
-    }
-
-    fn compute_gradient(&mut self) -> Result<f32, JsError> {
-        Err(JsError::new(ONE_WORKER))
-    }
-
-    fn add_gradient(&mut self, _part: &[f32], _loss: f32) {}
-
-    fn gradient(&self) -> &[f32] {
-        &[]
-    }
-
-    fn apply(&mut self) {}
-
-    fn evaluation_pending(&self) -> bool {
-        false
-    }
-
-    fn add_evaluation_part(&mut self, _part: &JsValue) -> Result<(), JsError> {
-        Err(JsError::new(ONE_WORKER))
     }
 }
 
