@@ -14,6 +14,8 @@ use attention_playground::train::Trainer;
 use std::collections::HashMap;
 use std::ops::Range;
 
+// It takes no list of seeds: it uses only part of what the tools share.
+#[allow(dead_code)]
 mod common;
 use common::{num, parallel};
 

@@ -12,7 +12,7 @@ use std::io::Write;
 use std::time::Instant;
 
 mod common;
-use common::{num, parallel};
+use common::{num, parallel, parse_seeds};
 
 const HELP: &str = "\
 reproduce: train the copying experiment of Snell et al. (2021) on several seeds.
@@ -88,22 +88,6 @@ impl UfPoint {
             own: learned.latest().agreement,
         }
     }
-}
-
-fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
-    let mut out = Vec::new();
-    for part in s.split(',') {
-        if let Some((a, b)) = part.split_once('-') {
-            let (a, b): (u64, u64) = (num(a, "--seeds")?, num(b, "--seeds")?);
-            if a > b {
-                return Err(format!("--seeds: empty range {part}"));
-            }
-            out.extend(a..=b);
-        } else {
-            out.push(num(part, "--seeds")?);
-        }
-    }
-    Ok(out)
 }
 
 fn parse_args() -> Result<Args, String> {

@@ -1,5 +1,5 @@
-//! What the command-line tools (`reproduce`, `lottery`) share: reading a flag's value and
-//! running independent jobs over threads.
+//! What the command-line tools (`reproduce`, `lottery`, `scaling`) share: reading a flag's
+//! value and a list of seeds, and running independent jobs over threads.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -43,4 +43,21 @@ pub fn parallel<T: Send>(n: usize, jobs: usize, work: impl Fn(usize) -> T + Sync
     });
     out.sort_by_key(|(i, _)| *i);
     out.into_iter().map(|(_, t)| t).collect()
+}
+
+/// A list of seeds: ranges and single seeds, comma-separated (`0-4`, `0,3,7`).
+pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
+    let mut out = Vec::new();
+    for part in s.split(',') {
+        if let Some((a, b)) = part.split_once('-') {
+            let (a, b): (u64, u64) = (num(a, "--seeds")?, num(b, "--seeds")?);
+            if a > b {
+                return Err(format!("--seeds: empty range {part}"));
+            }
+            out.extend(a..=b);
+        } else {
+            out.push(num(part, "--seeds")?);
+        }
+    }
+    Ok(out)
 }
