@@ -45,7 +45,7 @@ export class ExperimentPanel {
     const frame = (/** @type {number} */ now) => {
       requestAnimationFrame(frame);
       const plan = experiments.plan;
-      const over = !plan || experiments.endedAt !== null;
+      const over = !plan || experiments.finished();
       if (!this.dirty || (now - this.drawnAt < DRAW_MS && !over)) return;
       this.drawnAt = now;
       this.draw();
@@ -60,7 +60,7 @@ export class ExperimentPanel {
     this.box.hidden = !plan;
     if (!plan || !this.view) return;
     this.view.update(plan);
-    const ended = this.experiments.endedAt !== null;
+    const ended = this.experiments.finished();
     const time = `${this.experiments.seconds().toFixed(1)} s`;
     setText(byId('experiment-status'), `${plan.summary()} ${ended ? `Finished in ${time}.` : `${time} so far.`}`);
     this.box.dataset.finished = String(ended);

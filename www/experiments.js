@@ -34,19 +34,17 @@ export class Experiments {
     /** @private */ this.key = '';
     /** Whether the page is in sight (out of sight, nothing trains). */
     this.visible = !document.hidden;
-    /** When the plan started, and when it ended (ms, performance.now()). */
-    this.startedAt = 0;
-    /** @type {number | null} */ this.endedAt = null;
-    /** Time it waited out of sight (ms), and since when it waits. @private */
-    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
     store.subscribe((s) => this.sync(s));
   }
 
   /** Seconds the plan has trained (in sight), to its end if it ended. */
   seconds() {
-    const now = performance.now();
-    const waiting = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
-    return Math.max(0, (this.endedAt ?? now) - this.startedAt - this.waited.total - waiting) / 1000;
+    return this.pool.seconds();
+  }
+
+  /** Whether the plan asks for nothing more and its last runs ended. */
+  finished() {
+    return Boolean(this.plan?.done()) && this.pool.endedAt !== null;
   }
 
   /** Opens, restarts or closes the experiment as the state asks. @param {State} s */
@@ -62,9 +60,6 @@ export class Experiments {
     if (key !== this.key) {
       this.key = key;
       this.plan = spec.plan(s.config, this.wasm);
-      this.startedAt = performance.now();
-      this.endedAt = null;
-      this.waited = { total: 0, since: this.visible ? null : this.startedAt };
       this.pool.setTraining(this.visible);
       this.pool.replace(this.plan.next());
       this.onChange();
@@ -74,22 +69,13 @@ export class Experiments {
   /** The page came into sight or went out of it. @param {boolean} visible */
   setVisible(visible) {
     this.visible = visible;
-    const now = performance.now();
-    if (!visible) this.waited.since ??= now;
-    else if (this.waited.since !== null) {
-      this.waited.total += now - this.waited.since;
-      this.waited.since = null;
-    }
     this.pool.setTraining(visible);
   }
 
-  /** Gives the pool what the plan asks for next; notes the end. @private */
+  /** Gives the pool what the plan asks for next. @private */
   feed() {
-    const plan = this.plan;
-    if (!plan) return;
-    const jobs = plan.next();
+    const jobs = this.plan?.next() ?? [];
     if (jobs.length) this.pool.add(jobs);
-    if (plan.done() && !this.pool.busy()) this.endedAt ??= performance.now();
     this.onChange();
   }
 

@@ -104,7 +104,7 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
     experiment() {
       const plan = experiments.plan;
       if (!plan) return null;
-      return { done: plan.done(), finished: experiments.endedAt !== null, seconds: experiments.seconds(), summary: plan.summary(), csv: plan.csv() };
+      return { done: plan.done(), finished: experiments.finished(), seconds: experiments.seconds(), summary: plan.summary(), csv: plan.csv() };
     },
     /** Whether the figures show what the runs last sent. */
     drawn() {

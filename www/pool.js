@@ -2,8 +2,9 @@
 // A pool of runs (run.js) that trains queued jobs, each a run of some settings to a number
 // of steps, as fast as each worker can: as many runs as the machine has cores, one worker
 // each, every run taking the next job when its own ends. It tells its owner what each
-// job's run did. The seeds of a sweep (sweeps.js) and the runs of a lab's experiment
-// (experiments.js) are its jobs. It knows no model: a job is settings and steps.
+// job's run did, and how long its jobs have trained (waits aside). The seeds of a sweep
+// (sweeps.js) and the runs of a lab's experiment (experiments.js) are its jobs. It knows
+// no model: a job is settings and steps.
 
 import { Run } from './run.js';
 
@@ -43,12 +44,29 @@ export class Pool {
     /** @private @type {J[]} jobs not started yet, in the order they start */ this.queue = [];
     /** Whether its runs may train (a page out of sight, or a pause, holds them). */
     this.training = true;
+    /** When the jobs given by the last `replace` started, and when the last of them ended
+     * (ms, performance.now()). */
+    this.startedAt = 0;
+    /** @type {number | null} */ this.endedAt = null;
+    /** Time it was held since it started (ms), and since when it is held. @private */
+    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
+  }
+
+  /** Seconds its jobs have trained since the last `replace` (held time aside), to their end
+   * if they ended. */
+  seconds() {
+    const now = performance.now();
+    const holding = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
+    return Math.max(0, (this.endedAt ?? now) - this.startedAt - this.waited.total - holding) / 1000;
   }
 
   /** Trains `jobs` from now on instead of whatever it was training or had queued. @param {J[]} jobs */
   replace(jobs) {
     this.queue = [...jobs];
     this.job.clear();
+    this.startedAt = performance.now();
+    this.endedAt = jobs.length ? null : this.startedAt;
+    this.waited = { total: 0, since: this.training ? null : this.startedAt };
     const size = Math.min(this.cores, this.queue.length);
     while (this.runs.length > size) /** @type {Run} */ (this.runs.pop()).stop();
     while (this.runs.length < size) this.runs.push(this.make());
@@ -58,6 +76,7 @@ export class Pool {
   /** Queues more jobs, started at once on idle runs (and new ones, up to the cores). @param {J[]} jobs */
   add(jobs) {
     this.queue.push(...jobs);
+    if (jobs.length) this.endedAt = null;
     for (const run of this.runs) if (!this.job.has(run)) this.next(run);
     while (this.queue.length && this.runs.length < this.cores) {
       const run = this.make();
@@ -74,6 +93,12 @@ export class Pool {
   /** Lets its runs train, or holds them. @param {boolean} on */
   setTraining(on) {
     this.training = on;
+    const now = performance.now();
+    if (!on) this.waited.since ??= now;
+    else if (this.waited.since !== null) {
+      this.waited.total += now - this.waited.since;
+      this.waited.since = null;
+    }
     for (const run of this.runs) run.setPlaying(on && this.job.has(run));
   }
 
@@ -92,7 +117,10 @@ export class Pool {
     if (!job) {
       this.job.delete(run);
       run.setPlaying(false);
-      if (!this.busy()) this.stop();
+      if (!this.busy()) {
+        this.endedAt ??= performance.now();
+        this.stop();
+      }
       return;
     }
     this.job.set(run, job);

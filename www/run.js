@@ -9,7 +9,7 @@ import { evaluationsOf } from './export.js';
 
 /** The time a frame of a run on screen may train before its snapshot (ms): the rest of the
  * display's 16.7 ms frame is the snapshot's. */
-export const FRAME_TRAIN_MS = 12;
+const FRAME_TRAIN_MS = 12;
 
 /** @typedef {import('./protocol.js').Snapshot} Snapshot */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */

@@ -57,11 +57,6 @@ export class Sweeps {
     this.visible = !document.hidden;
     /** Paused by the user (the sweep's own Pause): nothing trains until it goes on. */
     this.paused = false;
-    /** When the current sweeps started, and when their last seed ended (ms, performance.now()). */
-    this.startedAt = 0;
-    /** @type {number | null} */ this.endedAt = null;
-    /** Time the current sweeps waited (out of sight, or paused; ms), and since when they wait. @private */
-    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
     /** Seeds trained to the end, by settings, steps and seed: a sweep of more seeds, or one
      * compared anew, takes them as they are. @private @type {Map<string, SeedRun>} */
     this.kept = new Map();
@@ -70,10 +65,7 @@ export class Sweeps {
 
   /** Seconds the current sweeps have trained (in sight, not paused), to their end if they ended. */
   seconds() {
-    const now = performance.now();
-    const end = this.endedAt ?? now;
-    const waiting = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
-    return Math.max(0, end - this.startedAt - this.waited.total - waiting) / 1000;
+    return this.pool.seconds();
   }
 
   /** @private @param {Record<string, unknown>} config @param {number} steps @param {number} seed */
@@ -142,24 +134,14 @@ export class Sweeps {
         if (!seed.done) jobs.push({ config: { ...w.config, seed: seed.seed }, steps, seed });
       }
     }
-    this.startedAt = performance.now();
-    this.endedAt = jobs.length ? null : this.startedAt;
     this.paused = false;
-    this.waited = { total: 0, since: this.training() ? null : this.startedAt };
     this.pool.setTraining(this.training());
     this.pool.replace(jobs);
     this.onChange();
   }
 
-  /** Plays the pool's busy runs while the page is in sight and the sweep not paused, and
-   * counts the time it waits. @private */
+  /** Plays the pool's busy runs while the page is in sight and the sweep not paused. @private */
   pace() {
-    const now = performance.now();
-    if (!this.training()) this.waited.since ??= now;
-    else if (this.waited.since !== null) {
-      this.waited.total += now - this.waited.since;
-      this.waited.since = null;
-    }
     this.pool.setTraining(this.training());
   }
 
@@ -180,7 +162,6 @@ export class Sweeps {
         this.keep(seed);
       }
     }
-    if (this.finished()) this.endedAt ??= performance.now();
     this.onChange();
   }
 

@@ -82,8 +82,9 @@ function enqueue(f) {
 }
 
 const FRAME_MS = 1000 / 60;
-/** Time a frame may spend training at full speed before its snapshot (the run sets it). */
-let budgetMs = 12;
+/** Time a frame may spend training at full speed before its snapshot (ms; the run's, with
+ * 'init' and 'frame': run.js). */
+let budgetMs = 0;
 
 /** Posts `msg`; a divergence or an error carries the start it happened in, so that the
  * page can drop one of an earlier start. @param {FromWorker} msg @param {Transferable[]} [transfer] */

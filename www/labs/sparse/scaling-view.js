@@ -124,7 +124,7 @@ export function createScalingView(box) {
       draw();
       body.replaceChildren(...plan.lengths.map((l) => {
         const best = plan.best(l);
-        const over = !ScalingPlan.open(l) && l.search.next() === undefined;
+        const over = ScalingPlan.over(l);
         const tried = l.probes.map((x) => (x.median === null
           ? `${x.m} (${x.accuracies.length} of 5 seeds)`
           : `${x.m} (${(100 * x.median).toFixed(1)}%)`)).join(', ');

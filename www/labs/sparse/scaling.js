@@ -54,6 +54,11 @@ export class ScalingPlan {
     return p && p.success === null ? p : null;
   }
 
+  /** Whether the search at length `l` is over. @param {Length} l */
+  static over(l) {
+    return !ScalingPlan.open(l) && l.search.next() === undefined;
+  }
+
   /** @returns {ScalingJob[]} */
   next() {
     /** @type {ScalingJob[]} */
@@ -92,7 +97,7 @@ export class ScalingPlan {
 
   /** Whether every length's search is over. */
   done() {
-    return this.lengths.every((l) => !ScalingPlan.open(l) && l.search.next() === undefined);
+    return this.lengths.every(ScalingPlan.over);
   }
 
   /** The fewest samples that reached the threshold at length `l` so far (null: none yet). @param {Length} l */
@@ -108,7 +113,7 @@ export class ScalingPlan {
   /** Fits of m* against log2 T and against T over the lengths whose search is over:
    * `[intercept, slope, R²]` each, or null with fewer than two. */
   fits() {
-    const over = this.lengths.filter((l) => !ScalingPlan.open(l) && l.search.next() === undefined && this.best(l) !== null);
+    const over = this.lengths.filter((l) => ScalingPlan.over(l) && this.best(l) !== null);
     if (over.length < 2) return null;
     const ys = Float64Array.from(over, (l) => /** @type {number} */ (this.best(l)));
     const log = this.wasm.sparseFit(Float64Array.from(over, (l) => Math.log2(l.t)), ys);
@@ -117,7 +122,7 @@ export class ScalingPlan {
   }
 
   summary() {
-    const over = this.lengths.filter((l) => !ScalingPlan.open(l) && l.search.next() === undefined).length;
+    const over = this.lengths.filter(ScalingPlan.over).length;
     const runs = this.rows.length;
     return this.done()
       ? `Done: m* found for ${this.lengths.filter((l) => this.best(l) !== null).length} of ${LENGTHS.length} lengths, ${runs} runs.`
