@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { session } from './session.js';
-import { shownRun, shown, atStep } from './harness.js';
+import { shownRun, shown, atStep, drawn } from './harness.js';
 
 const env = session();
 
@@ -144,6 +144,8 @@ test('a huge learning rate makes the run pause itself with a message', async () 
   await page.waitForSelector('#status:not([hidden])', { timeout: 30_000 });
   assert.match(await page.textContent('#status') ?? '', /diverged at step \d+/);
   assert.equal(await page.textContent('#play'), 'Play');
+  // The frame's own snapshot follows the divergence's message: the step shown once it is drawn.
+  await drawn(page);
   const s = await stepOf(page);
   await page.waitForTimeout(400);
   assert.equal(await stepOf(page), s, 'paused');
