@@ -1,18 +1,20 @@
-//! Attention Playground: a seq2seq model with attention, its copying tasks and the KTIW
-//! probe (Snell et al. 2021), and a self-attention head learning a sparse Boolean function
-//! (Edelman et al. 2022, `sparse`), trained one step at a time. This file only lists modules.
+//! Attention Playground: small attention models trained one step at a time, natively and
+//! in WebAssembly. Two labs, each a model with its settings, tasks and trainer: `copying`, a
+//! seq2seq LSTM with attention and the KTIW probe (Snell et al. 2021), and `sparse`, a
+//! self-attention head learning a sparse Boolean function (Edelman et al. 2022). What they
+//! share has names of its own: the settings' field machinery, the flat parameter buffer,
+//! the `Run` trait, bounded series, the optimiser, the random generator and the kernels.
+//! This file only lists modules.
 
-pub mod config;
+pub mod copying;
 pub mod kernels;
-pub mod metrics;
-pub mod model;
 pub mod optim;
-pub mod parallel;
+pub mod params;
 pub mod rng;
+pub mod run;
 pub mod series;
+pub mod settings;
 pub mod sparse;
-pub mod tasks;
-pub mod train;
 #[cfg(target_arch = "wasm32")]
 pub mod wasm;
 #[cfg(all(target_arch = "wasm32", feature = "bench"))]

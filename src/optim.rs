@@ -1,7 +1,17 @@
 //! The optimisers, one loop each over the flat parameter and gradient buffers: Adam with
 //! PyTorch's defaults and plain SGD. They know nothing of what the parameters mean.
 
-use crate::config::OptimizerKind;
+use crate::settings::choices;
+
+choices! {
+    /// Which optimiser a run updates its parameters with.
+    pub enum OptimizerKind {
+        /// Adam with PyTorch's defaults β = (0.9, 0.999), ε = 1e-8.
+        Adam = "adam" ("Adam"),
+        /// Plain stochastic gradient descent.
+        Sgd = "sgd" ("SGD"),
+    }
+}
 
 /// Optimiser state; `m` and `v` have the parameter buffer's layout.
 #[derive(Clone, Debug)]

@@ -2,9 +2,10 @@
 //! build's gemm, multiply-add peak, micro-kernel and training step, timed inside wasm. Only
 //! in the bench builds (the `bench` feature, `scripts/build --bench`): the product has none.
 
-use crate::config::Config;
-use crate::train::Trainer;
-use crate::wasm::copying::config as config_from;
+use crate::copying::config::Config;
+use crate::copying::train::Trainer;
+use crate::run::Run;
+use crate::wasm::js::settings_of;
 use wasm_bindgen::prelude::*;
 
 /// GFLOP/s of this build's gemm on an `m×k · k×n` product with A and/or B read transposed
@@ -104,7 +105,7 @@ fn best_time(reps: u32, inner: usize, f: &mut dyn FnMut()) -> f64 {
 pub fn bench_step(config: JsValue, reps: u32) -> Result<f64, JsError> {
     let config = Config {
         eval_every: 100_000,
-        ..config_from(config)?
+        ..settings_of(&config).map_err(|e| JsError::new(&e.to_string()))?
     };
     let mut t = Trainer::new(config).map_err(|e| JsError::new(&e.to_string()))?;
     let mut step = || {

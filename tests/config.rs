@@ -1,8 +1,11 @@
 //! Config validation: every bad field is refused with a message naming it and its range,
 //! through `validate`, `Trainer::new` and `set_learning_rate`, and nothing else changes.
 
-use attention_playground::config::{Config, Range, Value, FIELDS, MAX_SEED, PRESETS};
-use attention_playground::train::Trainer;
+use attention_playground::copying::config::{Config, PRESETS};
+use attention_playground::copying::train::Trainer;
+use attention_playground::run::Run;
+use attention_playground::settings::Settings;
+use attention_playground::settings::{Range, Value, MAX_SEED};
 
 fn rejected(config: Config, field: &str) {
     let err = config.validate().expect_err("should be refused");
@@ -168,7 +171,8 @@ fn bad_learning_rate_change_keeps_the_run() {
     .unwrap();
     t.step().unwrap();
     let err = t.set_learning_rate(-3.0).unwrap_err();
-    assert_eq!(err.field, "learning_rate");
+    assert_eq!(err.field(), Some("learning_rate"));
+    assert_eq!(err.kind(), "setting");
     assert_eq!(t.config().learning_rate, 1e-3);
     assert_eq!(t.step_count(), 1);
     t.set_learning_rate(0.01).unwrap();
@@ -215,7 +219,7 @@ fn a_field_is_read_from_text_and_numbers_of_its_kind() {
     );
     assert_eq!(
         set("task", Value::Text("reverse")).unwrap().task,
-        attention_playground::config::TaskKind::Reverse
+        attention_playground::copying::config::TaskKind::Reverse
     );
     // Only the field changes.
     let c = set("heads", Value::Text("3")).unwrap();
@@ -252,7 +256,7 @@ fn a_bad_value_names_its_field_in_words_with_its_range_and_changes_nothing() {
 
 #[test]
 fn every_field_is_listed_with_a_range_validate_agrees_with() {
-    for f in FIELDS {
+    for f in Config::FIELDS {
         // Tokens i.i.d., so that any length goes with any vocabulary.
         let mut c = Config {
             distinct: false,
@@ -270,9 +274,9 @@ fn every_field_is_listed_with_a_range_validate_agrees_with() {
                 }
             }
             Range::Positive(max) => c.set(f.key, Value::Number(max)).unwrap(),
-            Range::Choice(names) => {
-                for n in names {
-                    c.set(f.key, Value::Text(n)).unwrap();
+            Range::Choice(choices) => {
+                for choice in choices {
+                    c.set(f.key, Value::Text(choice.name)).unwrap();
                 }
             }
             Range::Switch => c.set(f.key, Value::Switch(true)).unwrap(),
@@ -280,14 +284,14 @@ fn every_field_is_listed_with_a_range_validate_agrees_with() {
     }
     let mut c = Config::default();
     let json = debug_keys(&c);
-    for f in FIELDS {
+    for f in Config::FIELDS {
         assert!(
             json.contains(&f.key.to_string()),
             "{} is a field of Config",
             f.key
         );
     }
-    assert_eq!(json.len(), FIELDS.len(), "FIELDS lists every field");
+    assert_eq!(json.len(), Config::FIELDS.len(), "FIELDS lists every field");
     c.seed = MAX_SEED + 1;
     assert_eq!(c.validate().unwrap_err().field, "seed");
 }

@@ -4,7 +4,7 @@
 
 mod common;
 
-use attention_playground::model::params::TENSOR_NAMES;
+use attention_playground::copying::model::params::TENSOR_NAMES;
 use attention_playground::rng::Rng;
 use common::{tiny, Tiny};
 

@@ -7,7 +7,8 @@
 
 mod common;
 
-use attention_playground::train::Trainer;
+use attention_playground::copying::train::Trainer;
+use attention_playground::run::Run;
 use common::{reference_config, LOSS_RTOL};
 
 fn run() -> Vec<f32> {

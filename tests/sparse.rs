@@ -5,6 +5,7 @@
 //! set, too few are memorised.
 
 use attention_playground::rng::Rng;
+use attention_playground::run::Run;
 use attention_playground::sparse::config::{BoolFunction, SparseConfig};
 use attention_playground::sparse::model::{Dims, SparseModel, TENSOR_NAMES};
 use attention_playground::sparse::train::SparseTrainer;

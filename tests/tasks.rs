@@ -1,9 +1,9 @@
 //! Invariants of the task generators: token ranges, EOS/SOS framing, distinct tokens for
 //! the permutation task, alignment for reversal and translation, seeded repeatability.
 
-use attention_playground::config::{Config, TaskKind};
+use attention_playground::copying::config::{Config, TaskKind};
+use attention_playground::copying::tasks::{Batch, Task};
 use attention_playground::rng::Rng;
-use attention_playground::tasks::{Batch, Task};
 
 fn make(task: TaskKind, distinct: bool, vocab: usize, length: usize, seed: u64) -> (Task, Batch) {
     let config = Config {

@@ -1,12 +1,12 @@
 //! The training API end to end: bit-for-bit determinism, reset, divergence handling, a
 //! step that allocates nothing, and the access to α and β a UI reads.
 
-use attention_playground::config::{Config, OptimizerKind};
-use attention_playground::parallel::Replica;
+use attention_playground::copying::config::Config;
+use attention_playground::copying::parallel::Replica;
+use attention_playground::copying::train::{check_params, Evaluation, Trainer};
+use attention_playground::optim::OptimizerKind;
+use attention_playground::run::{Run, RunError, LOSSES_RECENT, LOSSES_WHOLE};
 use attention_playground::series::Series;
-use attention_playground::train::{
-    check_params, Evaluation, StepError, Trainer, LOSSES_RECENT, LOSSES_WHOLE,
-};
 
 #[path = "common/counting.rs"]
 mod counting;
@@ -156,7 +156,7 @@ fn divergence_is_reported_and_the_parameters_survive() {
             }
         }
     }
-    let Some(StepError::Diverged { step, .. }) = diverged else {
+    let Some(RunError::Diverged { step, .. }) = diverged else {
         panic!("lr 100 with SGD never diverged");
     };
     assert_eq!(step, t.step_count(), "the failed step was not counted");
@@ -387,7 +387,8 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
     let saved = trained.params().to_vec();
     let mut fresh = Trainer::new(small(4)).unwrap();
     assert_ne!(fresh.attention(0, None), trained.attention(0, None));
-    let loaded = fresh.load_params(&saved, 30).unwrap();
+    fresh.load_params(&saved, 30).unwrap();
+    let loaded = *fresh.latest();
     assert_eq!(fresh.step_count(), 30);
     assert_eq!(
         fresh.history().len(),
@@ -403,12 +404,17 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
     // Refused: the wrong length, or a non-finite value; nothing changes.
     let before = fresh.params().to_vec();
     let err = fresh.load_params(&saved[1..], 7).unwrap_err();
-    assert!(err.contains("values, but this model has"), "{err}");
+    assert_eq!(err.kind(), "weights");
+    assert!(
+        err.to_string().contains("values, but this model has"),
+        "{err}"
+    );
     let mut bad = saved.clone();
     bad[5] = f32::NAN;
     assert!(fresh
         .load_params(&bad, 7)
         .unwrap_err()
+        .to_string()
         .contains("value 5 is NaN"));
     // The same verdicts without a trainer, from the settings alone.
     assert_eq!(check_params(&small(4), &saved), Ok(()));

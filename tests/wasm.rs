@@ -7,9 +7,9 @@
 
 mod common;
 
+use attention_playground::copying::train::Evaluation;
 use attention_playground::kernels::{dot, scalar};
 use attention_playground::rng::Rng;
-use attention_playground::train::Evaluation;
 use attention_playground::wasm::{kernel_variant, WasmTrainer};
 use common::{
     check_dot, check_gemm, reference_config, GemmFn, ALL_GEMM_CASES, DOT_SHAPES, LOSS_RTOL,
@@ -82,7 +82,7 @@ fn facade_run_matches_the_native_reference() {
 
 #[wasm_bindgen_test]
 fn facade_refuses_a_bad_setting_with_its_name() {
-    let bad = serde_wasm_bindgen::to_value(&attention_playground::config::Config {
+    let bad = serde_wasm_bindgen::to_value(&attention_playground::copying::config::Config {
         heads: 0,
         ..reference_config()
     })
@@ -90,7 +90,9 @@ fn facade_refuses_a_bad_setting_with_its_name() {
     let err = WasmTrainer::new("copying", bad, None)
         .err()
         .expect("refused");
-    let msg = js_sys::Error::from(wasm_bindgen::JsValue::from(err)).message();
+    let kind = js_sys::Reflect::get(&err, &"kind".into()).unwrap();
+    assert_eq!(kind.as_string().as_deref(), Some("setting"));
+    let msg = js_sys::Error::from(err).message();
     assert!(String::from(msg).starts_with("Heads K (heads): must be"));
 }
 

@@ -91,13 +91,14 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
     paired() {
       return runs.paired.map((e) => ({ ...e }));
     },
-    /** Live run `i`'s latest evaluation with its whole evaluation batch's maps, as arrays
-     * (while a comparison measures the pair): `{ step, shape, alpha, beta }`, or null. @param {number} [i] */
+    /** Live run `i`'s latest evaluation with its whole evaluation batch's maps, as arrays by
+     * the lab's names (while a comparison measures the pair): `{ step, shape, maps }`, or
+     * null. @param {number} [i] */
     evaluationMaps(i = 0) {
       const e = live(i)?.evaluated;
       if (!e) return null;
-      const s = /** @type {any} */ (e.snapshot);
-      return { step: e.step, shape: { ...s.shape }, alpha: Array.from(s.evaluationAlpha ?? []), beta: Array.from(s.evaluationBeta ?? []) };
+      const maps = /** @type {Record<string, Float32Array>} */ (e.snapshot.evaluationMaps ?? {});
+      return { step: e.step, shape: { ...e.snapshot.shape }, maps: Object.fromEntries(Object.entries(maps).map(([k, v]) => [k, Array.from(v)])) };
     },
     /** The lab's experiment while it is open (null when closed): whether its plan is done,
      * whether its last runs ended (`finished`), its time in seconds, its summary and its CSV. */

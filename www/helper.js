@@ -30,7 +30,7 @@ scope.addEventListener('message', async (e) => {
     wasm = await instantiate(e.data.variant, e.data.module);
   } catch (err) {
     // Said at once, and again in answer to whatever the leader asks.
-    const failed = /** @type {FromHelper} */ ({ type: 'error', panic: true, message: `a helper could not start the ${e.data.variant} build: ${err}` });
+    const failed = /** @type {FromHelper} */ ({ type: 'error', panic: true, kind: 'internal', message: `a helper could not start the ${e.data.variant} build: ${err}` });
     reply(failed);
     port.onmessage = () => reply(failed);
     for (const m of early.splice(0)) if (m.type === 'compute' || m.type === 'apply') reply(failed);
@@ -59,15 +59,16 @@ scope.addEventListener('message', async (e) => {
         case 'reset':
           replica.reset(m.seed);
           break;
-        case 'lr':
-          replica.setLearningRate(m.value);
+        case 'live':
+          replica.setLive(m.key, m.value);
           break;
         case 'load-params':
           replica.loadParams(m.params, m.step);
           break;
       }
     } catch (err) {
-      reply({ type: 'error', panic: isPanic(err), message: lastPanic() || /** @type {Error} */ (err).message });
+      const kind = /** @type {{ kind?: unknown }} */ (err).kind;
+      reply({ type: 'error', panic: isPanic(err), kind: typeof kind === 'string' ? kind : 'internal', message: lastPanic() || /** @type {Error} */ (err).message });
     }
   };
   port.onmessage = (ev) => handle(ev.data);

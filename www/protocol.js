@@ -19,8 +19,8 @@
  * One frame of a run, posted by the trainer (src/wasm/): the step, the settings as the
  * trainer has them, the selected evaluation sequence and head, the lab's shapes and typed
  * arrays of them (the lab's `arrays` name them: labs/index.js), the history when it changed
- * since the last snapshot (with, when asked for, the whole evaluation batch's maps: the
- * copying lab's `evaluationAlpha` and `evaluationBeta`), the replicas that share its batches (`workers`), the wasm
+ * since the last snapshot (with, when asked for, the whole evaluation batch's maps by name
+ * in `evaluationMaps`), the replicas that share its batches (`workers`), the wasm
  * memory's size, and the worker's fields (`running`,
  * `stepsPerSecond`, `generation`).
  * @typedef {{ type: 'snapshot', lab: string, generation: number, step: number, loss: number,
@@ -34,7 +34,7 @@
  *     config: Record<string, unknown>, ports: MessagePort[], speed: number, frameMs: number, generation: number }
  *   | { type: 'config', config: Record<string, unknown>, generation: number }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
- *   | { type: 'speed', speed: number } | { type: 'frame', ms: number } | { type: 'lr', value: number } | { type: 'limit', step: number | null }
+ *   | { type: 'speed', speed: number } | { type: 'frame', ms: number } | { type: 'live', key: string, value: unknown } | { type: 'limit', step: number | null }
  *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }
  *   | { type: 'evaluation-maps', on: boolean }
  *   | { type: 'get-params' } | { type: 'get-losses' }
@@ -45,11 +45,11 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
- *   | { type: 'error', where: string, message: string, generation?: number }
+ *   | { type: 'error', where: string, kind: string, message: string, generation?: number }
  *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }
  *   | { type: 'reset' }
- *   | { type: 'lr', value: number }
+ *   | { type: 'live', key: string, value: unknown }
  *   | { type: 'params', params: Float32Array, step: number, config: Record<string, unknown> }
  *   | { type: 'losses', losses: Losses }
  *   | { type: 'refused', request: 'params' | 'losses', message: string }
@@ -65,14 +65,14 @@
 /**
  * @typedef {{ type: 'config', lab: string, config: Record<string, unknown>, index: number, count: number }
  *   | { type: 'compute' } | { type: 'apply', grad: Float32Array }
- *   | { type: 'reset', seed?: number } | { type: 'lr', value: number }
+ *   | { type: 'reset', seed?: number } | { type: 'live', key: string, value: unknown }
  *   | { type: 'load-params', params: Float32Array, step: number }} ToHelper
  */
 
 /**
  * @typedef {{ type: 'grad', loss: number, grad: Float32Array }
  *   | { type: 'applied', part: EvaluationPart | undefined }
- *   | { type: 'error', panic: boolean, message: string }} FromHelper
+ *   | { type: 'error', panic: boolean, kind: string, message: string }} FromHelper
  */
 
 export {};

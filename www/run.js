@@ -100,7 +100,7 @@ export class Run {
         ? 'This page cannot start its trainer here: it is in a sandboxed frame without allow-same-origin, where a page may not '
           + 'start workers. Embed it with sandbox="allow-scripts allow-same-origin" (as the Embed button’s snippet does).'
         : `could not start the trainer’s worker: ${err}`;
-      this.onEvent(this, { type: 'error', where: 'load', message });
+      this.onEvent(this, { type: 'error', where: 'load', kind: 'internal', message });
       return;
     }
     this.worker = w;
@@ -155,12 +155,13 @@ export class Run {
         this.evaluations = evaluationsOf(msg.history, this.metrics);
         this.resolution = { stride: msg.history.stride, recentFrom: msg.history.recentFrom };
         const last = this.evaluations.at(-1);
-        if (this.evaluationMaps && last) this.evaluated = { step: last.step, snapshot: msg };
+        // A snapshot sent before the worker was asked for the maps has none: the next has.
+        if (this.evaluationMaps && last && msg.evaluationMaps) this.evaluated = { step: last.step, snapshot: msg };
       }
     } else if (msg.type === 'panic') {
       this.dead = true;
       this.giveUp(`the run stopped: ${msg.message}`);
-    } else if (msg.type === 'diverged') {
+    } else if (msg.type === 'diverged' || (msg.type === 'error' && msg.where === 'step')) {
       this.playing = false;
       this.halted = true;
     } else if (msg.type === 'error' && (msg.where === 'config' || msg.where === 'load')) {
@@ -239,10 +240,11 @@ export class Run {
     return this.latest && this.latest.generation === this.generation ? this.latest.step : 0;
   }
 
-  /** Applies a learning rate to the running model. @param {number} value */
-  setLearningRate(value) {
-    if (this.config) this.config = { ...this.config, learning_rate: value };
-    this.send({ type: 'lr', value });
+  /** Changes a live setting (one that applies to the running model) of the run.
+   * @param {string} key @param {unknown} value */
+  setLive(key, value) {
+    if (this.config) this.config = { ...this.config, [key]: value };
+    this.send({ type: 'live', key, value });
   }
 
   /** Whether snapshots with a new evaluation carry the whole evaluation batch's maps.

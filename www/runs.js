@@ -37,6 +37,8 @@ export class Runs {
     /** The starts of the two runs the series is of, and its last step measured. @private */
     this.pairedOf = { runs: '', step: -1 };
     /** @private */ this.lab = store.lab;
+    /** The settings that apply to a running model (the rest start a new run). @private */
+    this.live = store.lab.settings.filter((f) => f.live).map((f) => f.key);
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;
@@ -140,12 +142,7 @@ export class Runs {
     const [ea, eb] = [a.evaluated, b.evaluated];
     if (!ea || !eb || ea.step !== eb.step || ea.snapshot.generation !== a.generation || eb.snapshot.generation !== b.generation) return;
     if (this.pairedOf.step === ea.step) return;
-    let values;
-    try {
-      values = paired.measure(this.wasm, ea.snapshot, eb.snapshot, ea.step);
-    } catch {
-      return; // a snapshot sent before its worker was asked for the maps: the next has them
-    }
+    const values = paired.measure(this.wasm, ea.snapshot, eb.snapshot, ea.step);
     this.pairedOf.step = ea.step;
     let points = this.paired;
     if (points.length >= PAIRED_MAX) {
@@ -209,16 +206,23 @@ export class Runs {
    * @private @param {Run} run @param {Record<string, unknown>} config @param {State} s */
   keep(run, config, s) {
     const workers = this.workersFor(config);
-    const key = `${JSON.stringify({ ...config, learning_rate: null })} ${s.fresh} ${workers}`;
+    const key = this.startKey(config, s, workers);
     if (this.started.get(run) !== key) {
       // After a panic the first run goes on only through restart() ("Start again"); a
       // compared run starts afresh with new settings.
       if (run.dead && run === this.first && this.started.has(run)) return;
       this.started.set(run, key);
       run.start(config, workers);
-    } else if (run.config && !same(run.config.learning_rate, config.learning_rate)) {
-      run.setLearningRate(/** @type {number} */ (config.learning_rate));
+    } else if (run.config) {
+      for (const k of this.live) if (!same(run.config[k], config[k])) run.setLive(k, config[k]);
     }
+  }
+
+  /** What a run is started on: its settings but the live ones, the request for a fresh run,
+   * its workers. @private @param {Record<string, unknown>} config @param {State} s @param {number} workers */
+  startKey(config, s, workers) {
+    const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !this.live.includes(k)));
+    return `${JSON.stringify(rest)} ${s.fresh} ${workers}`;
   }
 
   /** Starts every run again on the store's settings, in fresh workers (after a panic). */
@@ -249,7 +253,7 @@ export class Runs {
   loadWeights(preset, config, params, step) {
     const workers = this.workersFor(config);
     const s = this.store.state;
-    this.started.set(this.first, `${JSON.stringify({ ...config, learning_rate: null })} ${s.fresh} ${workers}`);
+    this.started.set(this.first, this.startKey(config, s, workers));
     if (workers !== this.first.workers) this.first.start(config, workers);
     this.first.loadParams(config, params, step);
     this.store.loaded(preset, config);

@@ -78,7 +78,7 @@ let pending = [];
 let chain = /** @type {Promise<unknown>} */ (Promise.resolve());
 /** @param {() => unknown} f */
 function enqueue(f) {
-  chain = chain.then(f).catch((e) => post({ type: 'error', where: 'worker', message: String(e) }));
+  chain = chain.then(f).catch((e) => post({ type: 'error', where: 'worker', kind: 'internal', message: String(e) }));
 }
 
 const FRAME_MS = 1000 / 60;
@@ -108,8 +108,24 @@ function panicked(err, helperMessage) {
   return true;
 }
 
-/** Wraps a call into wasm: a JS error from Rust is a refusal, reported with its field; a
- * trap is a panic.
+/** The kind of an error a call into wasm threw: the run's own (`diverged`, `weights`,
+ * `setting`, `internal`: src/run.rs), or `internal` for any other exception.
+ * @param {unknown} err @returns {string} */
+function kindOf(err) {
+  const kind = /** @type {{ kind?: unknown } | null} */ (err)?.kind;
+  return typeof kind === 'string' ? kind : 'internal';
+}
+
+/** Reports a step that failed and stops playing: a divergence as such, any other error with
+ * its kind. @param {Error} err @param {number} step the step it failed at */
+function stepFailed(err, step) {
+  running = false;
+  if (kindOf(err) === 'diverged') post({ type: 'diverged', message: err.message, step });
+  else post({ type: 'error', where: 'step', kind: kindOf(err), message: err.message ?? String(err) });
+}
+
+/** Wraps a call into wasm: a JS error from Rust is a refusal, reported with its field and
+ * kind; a trap is a panic.
  * @template T @param {string} where @param {() => T} f @returns {T | undefined} */
 function guard(where, f) {
   if (dead) return undefined;
@@ -118,7 +134,7 @@ function guard(where, f) {
   } catch (e) {
     const err = /** @type {Error} */ (e);
     if (!panicked(err)) {
-      post({ type: 'error', where, message: err.message ?? String(err) });
+      post({ type: 'error', where, kind: kindOf(err), message: err.message ?? String(err) });
     }
     return undefined;
   }
@@ -187,10 +203,12 @@ async function parallelStep() {
   const got = await Promise.all(replies);
   const bad = got.find((r) => r.type === 'error');
   if (panicked(failure, bad?.type === 'error' && bad.panic ? bad.message : undefined)) return false;
-  if (failure || bad) {
-    running = false;
-    const message = failure?.message ?? (bad?.type === 'error' ? bad.message : 'a helper failed');
-    post({ type: 'diverged', message, step: before });
+  if (failure) {
+    stepFailed(failure, before);
+    return false;
+  }
+  if (bad?.type === 'error') {
+    stepFailed(Object.assign(new Error(bad.message), { kind: bad.kind }), before);
     return false;
   }
   for (const r of got) if (r.type === 'grad') trainer.addGradient(r.grad, r.loss);
@@ -225,9 +243,7 @@ async function train(/** @type {number} */ n) {
         trainer.steps(1);
       } catch (e) {
         const err = /** @type {Error} */ (e);
-        if (panicked(err)) return false;
-        running = false;
-        post({ type: 'diverged', message: err.message, step: before });
+        if (!panicked(err)) stepFailed(err, before);
         return false;
       }
     }
@@ -297,14 +313,14 @@ async function handle(msg) {
           if (resolve) resolve(ev.data);
           // A helper that failed unasked (it could not start): the run cannot go on.
           else if (ev.data.type === 'error' && !(ev.data.panic && panicked(null, ev.data.message))) {
-            post({ type: 'error', where: 'helper', message: ev.data.message });
+            post({ type: 'error', where: 'helper', kind: ev.data.kind, message: ev.data.message });
           }
         };
       });
       try {
         wasm = await instantiate(msg.variant, msg.module);
       } catch (err) {
-        post({ type: 'error', where: 'load', message: `could not start the ${msg.variant} build: ${err}` });
+        post({ type: 'error', where: 'load', kind: 'internal', message: `could not start the ${msg.variant} build: ${err}` });
         return;
       }
       post({ type: 'ready', variant: wasm.kernelVariant() });
@@ -348,14 +364,14 @@ async function handle(msg) {
       limit = msg.step ?? Infinity;
       leaveLimit();
       break;
-    case 'lr': {
-      const ok = guard('learning_rate', () => {
-        trainer.setLearningRate(msg.value);
+    case 'live': {
+      const ok = guard(msg.key, () => {
+        trainer.setLive(msg.key, msg.value);
         return true;
       });
       if (ok) {
-        toHelpers({ type: 'lr', value: msg.value });
-        post({ type: 'lr', value: msg.value });
+        toHelpers({ type: 'live', key: msg.key, value: msg.value });
+        post({ type: 'live', key: msg.key, value: msg.value });
         if (!running) sendSnapshot();
       }
       break;

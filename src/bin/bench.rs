@@ -7,10 +7,11 @@
 //! PRESET alone, as the number on one line (for the rounds of
 //! `scripts/bench-interleaved.js`, which alternate it with the wasm step).
 
-use attention_playground::config::Config;
+use attention_playground::copying::config::Config;
+use attention_playground::copying::train::Trainer;
 use attention_playground::kernels::{flops, gemm, scalar, tile_bench, Mat, MatMut};
 use attention_playground::rng::Rng;
-use attention_playground::train::Trainer;
+use attention_playground::run::Run;
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
 use std::time::Instant;
 

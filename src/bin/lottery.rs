@@ -1,4 +1,4 @@
-//! `lottery`: the paper's Section 5 experiment (SCIENCE.md section 3) in this project's
+//! `lottery`: the paper's Section 5 experiment (docs/science.md section 3) in this project's
 //! model: does one good attention head among eight rescue the hard task?
 //!
 //! Every weight but the attention heads' is fixed by one seed (the base), and so is the
@@ -9,8 +9,9 @@
 //! random heads; each kind's success rate (final token accuracy above --good) is printed.
 //! `lottery --help` lists the options.
 
-use attention_playground::config::{Config, PRESETS};
-use attention_playground::train::Trainer;
+use attention_playground::copying::config::{Config, PRESETS};
+use attention_playground::copying::train::Trainer;
+use attention_playground::run::Run;
 use std::collections::HashMap;
 use std::ops::Range;
 
@@ -154,7 +155,7 @@ fn assemble(config: &Config, base: &Trainer, chosen: &[&Head]) -> Result<Trainer
             params[r.start + k * per..r.start + (k + 1) * per].copy_from_slice(&head[i]);
         }
     }
-    t.load_params(&params, 0)?;
+    t.load_params(&params, 0).map_err(|e| e.to_string())?;
     Ok(t)
 }
 

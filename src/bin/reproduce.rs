@@ -4,10 +4,13 @@
 //! an array on several machines); `reproduce merge` joins the shards' CSVs into the one
 //! table of the whole run. `reproduce --help` lists the options.
 
-use attention_playground::config::{AttentionMode, Config, OptimizerKind, TaskKind, PRESETS};
-use attention_playground::metrics::{mean_agreement, shuffled_agreement};
+use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
+use attention_playground::copying::metrics::{mean_agreement, shuffled_agreement};
+use attention_playground::copying::train::{Evaluation, Trainer};
+use attention_playground::optim::OptimizerKind;
 use attention_playground::rng::Rng;
-use attention_playground::train::{Evaluation, Trainer};
+use attention_playground::run::Run;
+use attention_playground::settings::Settings;
 use std::io::Write;
 use std::time::Instant;
 

@@ -1,10 +1,12 @@
-//! `scaling`: the sparse lab's sample-complexity experiment (SCIENCE.md 2) from the
+//! `scaling`: the sparse lab's sample-complexity experiment (docs/science.md 2) from the
 //! command line. For each length `T`, searches for the fewest training samples `m*` at
 //! which the median test accuracy over the seeds reaches the threshold; writes a CSV row
 //! per run, prints a table of `m*` against `T` beside the information limit `log2 C(T, s)`,
 //! and fits `m*` against `log2 T` and against `T`. Progress goes to stderr.
 
-use attention_playground::config::Value;
+use attention_playground::run::Run as _;
+use attention_playground::settings::Settings;
+use attention_playground::settings::Value;
 use attention_playground::sparse::config::SparseConfig;
 use attention_playground::sparse::scaling::{fit, log2_choose, median, SampleSearch};
 use attention_playground::sparse::train::SparseTrainer;

@@ -1,24 +1,24 @@
-//! The sparse lab's settings (SCIENCE.md 2): defaults, named presets, and `set` and
+//! The sparse lab's settings (docs/science.md 2): defaults, named presets, and `set` and
 //! `validate`, whose every refusal names the field in words and its allowed range. The
-//! field machinery (ranges, values, refusals) is the copying lab's (`crate::config`).
+//! field machinery (ranges, values, refusals) is `crate::settings`'s.
 
-use crate::config::{
-    by_name, check_wholes, set_field, ConfigError, Field, Range, Settings, Value, MAX_SEED,
+use crate::settings::{
+    choices, settings, Range, Settings, SettingsError, MAX_LEARNING_RATE, MAX_SEED,
 };
 use serde::{Deserialize, Serialize};
 
-/// The Boolean function of the hidden bits `x_S` that labels an input.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum BoolFunction {
-    /// 1 iff every hidden bit is 1 (bits are 1 with probability `2^(−1/s)`).
-    And,
-    /// 1 iff some hidden bit is 1 (bits are 1 with probability `1 − 2^(−1/s)`).
-    Or,
-    /// 1 iff more than half of the hidden bits are 1 (`s` odd; fair bits).
-    Majority,
-    /// 1 iff an odd number of the hidden bits are 1 (fair bits).
-    Parity,
+choices! {
+    /// The Boolean function of the hidden bits `x_S` that labels an input.
+    pub enum BoolFunction {
+        /// 1 iff every hidden bit is 1 (bits are 1 with probability `2^(−1/s)`).
+        And = "and" ("AND"),
+        /// 1 iff some hidden bit is 1 (bits are 1 with probability `1 − 2^(−1/s)`).
+        Or = "or" ("OR"),
+        /// 1 iff more than half of the hidden bits are 1 (`s` odd; fair bits).
+        Majority = "majority" ("majority"),
+        /// 1 iff an odd number of the hidden bits are 1 (fair bits).
+        Parity = "parity" ("parity"),
+    }
 }
 
 impl BoolFunction {
@@ -43,32 +43,34 @@ impl BoolFunction {
     }
 }
 
-/// Everything that defines a run of the sparse lab; the same settings give the same run bit
-/// for bit.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
-pub struct SparseConfig {
-    pub function: BoolFunction,
-    /// `T`, the bits of an input.
-    pub length: usize,
-    /// `s`, the hidden positions the label depends on.
-    pub sparsity: usize,
-    /// `m`, the fixed training set's size.
-    pub samples: usize,
-    /// The fresh test set's size.
-    pub test_samples: usize,
-    /// `d`, the width of the embeddings, keys, queries and values.
-    pub width: usize,
-    /// `K`, the attention heads (their outputs are concatenated).
-    pub heads: usize,
-    /// The width of the ReLU layer between the heads and the logit.
-    pub mlp: usize,
-    /// Training samples per step (at most `m`: a smaller set is one batch).
-    pub batch: usize,
-    pub learning_rate: f32,
-    pub seed: u64,
-    /// Evaluate every this many steps (and at step 0).
-    pub eval_every: usize,
+settings! {
+    /// Everything that defines a run of the sparse lab; the same settings give the same run
+    /// bit for bit.
+    #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+    #[serde(default, deny_unknown_fields)]
+    pub struct SparseConfig {
+        pub function: BoolFunction = "Function", Range::Choice(BoolFunction::CHOICES);
+        /// `T`, the bits of an input.
+        pub length: usize = "Length T", Range::Whole(2, MAX_LENGTH as u64);
+        /// `s`, the hidden positions the label depends on.
+        pub sparsity: usize = "Hidden bits s", Range::Whole(1, MAX_SPARSITY as u64);
+        /// `m`, the fixed training set's size.
+        pub samples: usize = "Training samples m", Range::Whole(1, 100_000);
+        /// The fresh test set's size.
+        pub test_samples: usize = "Test samples", Range::Whole(100, 20_000);
+        /// `d`, the width of the embeddings, keys, queries and values.
+        pub width: usize = "Width d", Range::Whole(1, 128);
+        /// `K`, the attention heads (their outputs are concatenated).
+        pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64);
+        /// The width of the ReLU layer between the heads and the logit.
+        pub mlp: usize = "MLP width", Range::Whole(1, 512);
+        /// Training samples per step (at most `m`: a smaller set is one batch).
+        pub batch: usize = "Batch", Range::Whole(1, 4096);
+        pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE), live;
+        pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED);
+        /// Evaluate every this many steps (and at step 0).
+        pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000);
+    }
 }
 
 impl Default for SparseConfig {
@@ -126,12 +128,18 @@ impl SparseConfig {
             _ => return None,
         })
     }
+}
+
+impl Settings for SparseConfig {
+    fn seed(&self) -> u64 {
+        self.seed
+    }
 
     /// Checks every field and the checks between them; the first bad one is reported with
     /// its allowed range.
-    pub fn validate(&self) -> Result<(), ConfigError> {
-        let refuse = |key: &str, message: String| ConfigError::of(&FIELDS, key, message);
-        check_wholes(self)?;
+    fn validate(&self) -> Result<(), SettingsError> {
+        let refuse = SparseConfig::refuse;
+        self.check_fields()?;
         if self.sparsity >= self.length {
             return Err(refuse(
                 "sparsity",
@@ -163,81 +171,10 @@ impl SparseConfig {
                 ),
             ));
         }
-        let lr = f64::from(self.learning_rate);
-        if !(lr.is_finite() && lr > 0.0 && lr <= MAX_LEARNING_RATE) {
-            return Err(refuse(
-                "learning_rate",
-                format!("{}, got {lr}", Range::Positive(MAX_LEARNING_RATE)),
-            ));
-        }
         Ok(())
     }
-
-    /// Sets one field from the value a page, a link or a file gives for it (text, a number
-    /// or a switch); refuses a value of the wrong kind or range, and a key that is no field,
-    /// leaving the other fields as they are. Checks between fields are `validate`'s.
-    pub fn set(&mut self, key: &str, value: Value<'_>) -> Result<(), ConfigError> {
-        set_field(self, key, value)
-    }
 }
 
-impl Settings for SparseConfig {
-    fn fields() -> &'static [Field] {
-        &FIELDS
-    }
-
-    fn validate(&self) -> Result<(), ConfigError> {
-        SparseConfig::validate(self)
-    }
-
-    fn whole(&self, key: &str) -> u64 {
-        match key {
-            "length" => self.length as u64,
-            "sparsity" => self.sparsity as u64,
-            "samples" => self.samples as u64,
-            "test_samples" => self.test_samples as u64,
-            "width" => self.width as u64,
-            "heads" => self.heads as u64,
-            "mlp" => self.mlp as u64,
-            "batch" => self.batch as u64,
-            "seed" => self.seed,
-            "eval_every" => self.eval_every as u64,
-            _ => unreachable!("{key} is not a whole-number field"),
-        }
-    }
-
-    fn set_whole(&mut self, key: &str, x: u64) {
-        let n = x as usize;
-        match key {
-            "length" => self.length = n,
-            "sparsity" => self.sparsity = n,
-            "samples" => self.samples = n,
-            "test_samples" => self.test_samples = n,
-            "width" => self.width = n,
-            "heads" => self.heads = n,
-            "mlp" => self.mlp = n,
-            "batch" => self.batch = n,
-            "seed" => self.seed = x,
-            "eval_every" => self.eval_every = n,
-            _ => unreachable!("{key} is not a whole-number field"),
-        }
-    }
-
-    fn set_positive(&mut self, _key: &str, x: f32) {
-        self.learning_rate = x;
-    }
-
-    fn set_choice(&mut self, _key: &str, name: &str) -> bool {
-        by_name(name).map(|f| self.function = f).is_some()
-    }
-
-    fn set_switch(&mut self, key: &str, _on: bool) {
-        unreachable!("the sparse lab has no switch ({key})")
-    }
-}
-
-/// The largest learning rate a run takes.
-const MAX_LEARNING_RATE: f64 = 100.0;
 /// The longest input: the training set's check enumerates every hidden set of `s` of `T`.
 pub const MAX_LENGTH: usize = 256;
 /// The most hidden positions (and at most [`MAX_HIDDEN_SETS`] sets of them at the length).
@@ -253,73 +190,10 @@ pub fn hidden_sets(t: usize, s: usize) -> u64 {
 /// The most attention heads.
 pub const MAX_HEADS: usize = 8;
 
-/// Every field of [`SparseConfig`], in the order a form lists them.
-pub const FIELDS: [Field; 12] = [
-    Field {
-        key: "function",
-        words: "Function",
-        range: Range::Choice(&["and", "or", "majority", "parity"]),
-    },
-    Field {
-        key: "length",
-        words: "Length T",
-        range: Range::Whole(2, MAX_LENGTH as u64),
-    },
-    Field {
-        key: "sparsity",
-        words: "Hidden bits s",
-        range: Range::Whole(1, MAX_SPARSITY as u64),
-    },
-    Field {
-        key: "samples",
-        words: "Training samples m",
-        range: Range::Whole(1, 100_000),
-    },
-    Field {
-        key: "test_samples",
-        words: "Test samples",
-        range: Range::Whole(100, 20_000),
-    },
-    Field {
-        key: "width",
-        words: "Width d",
-        range: Range::Whole(1, 128),
-    },
-    Field {
-        key: "heads",
-        words: "Heads K",
-        range: Range::Whole(1, MAX_HEADS as u64),
-    },
-    Field {
-        key: "mlp",
-        words: "MLP width",
-        range: Range::Whole(1, 512),
-    },
-    Field {
-        key: "batch",
-        words: "Batch",
-        range: Range::Whole(1, 4096),
-    },
-    Field {
-        key: "learning_rate",
-        words: "Learning rate",
-        range: Range::Positive(MAX_LEARNING_RATE),
-    },
-    Field {
-        key: "seed",
-        words: "Seed",
-        range: Range::Whole(0, MAX_SEED),
-    },
-    Field {
-        key: "eval_every",
-        words: "Evaluation interval (steps)",
-        range: Range::Whole(1, 100_000),
-    },
-];
-
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::settings::Value;
 
     #[test]
     fn presets_are_valid() {

@@ -1,4 +1,4 @@
-//! The sparse lab's model (SCIENCE.md 2, the paper's `f_tf-scalar`): each of `T` positions
+//! The sparse lab's model (docs/science.md 2, the paper's `f_tf-scalar`): each of `T` positions
 //! is a bit embedding plus a learned position embedding (width `d`); `K` heads each attend
 //! from a learned `[CLS]` query over the positions (`softmax_t(q·W_K x_t / √d)`) and return
 //! `Σ_t α_t W_V x_t`; the heads' outputs, concatenated, go through a ReLU layer to one
@@ -8,7 +8,7 @@
 //! `Workspace` owns every activation of a batch size, so a step allocates nothing.
 
 use crate::kernels::{math, matmul_nn, matmul_nt, matmul_tn, softmax_rows};
-use crate::model::params::{tensor_set, Init};
+use crate::params::{tensor_set, Init};
 use crate::rng::Rng;
 
 tensor_set!(

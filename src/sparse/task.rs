@@ -1,4 +1,4 @@
-//! The sparse lab's data (SCIENCE.md 2): a hidden set `S` of `s` positions drawn from the
+//! The sparse lab's data (docs/science.md 2): a hidden set `S` of `s` positions drawn from the
 //! seed, a fixed training set of `m` inputs labelled by `f(x_S)` (redrawn while another
 //! hidden set of size `s` explains it as well as `S` does), and a fresh test set.
 

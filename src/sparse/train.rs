@@ -6,23 +6,19 @@
 use super::config::{SparseConfig, MAX_HEADS, MAX_LENGTH};
 use super::model::{Dims, SparseModel, Workspace};
 use super::task::SparseTask;
-use crate::config::{ConfigError, OptimizerKind};
-use crate::optim::Optimizer;
-use crate::parallel::{StepError, DIVERGED_FACTOR};
+use crate::optim::{Optimizer, OptimizerKind};
 use crate::rng::Rng;
+use crate::run::{check_weights, Metrics, Run, RunError, DIVERGED_FACTOR};
+use crate::run::{HISTORY_RECENT, HISTORY_WHOLE, LOSSES_RECENT, LOSSES_WHOLE};
 use crate::series::Series;
+use crate::settings::{Settings, SettingsError, Value};
 
 /// Random stream of the initialisation, and of the order of the training samples.
 const STREAM_INIT: u64 = 0;
 const STREAM_ORDER: u64 = 3;
 /// Inputs per forward pass of an evaluation.
 const EVAL_CHUNK: usize = 256;
-/// Slots of the series (as the copying lab's, `crate::train`).
-pub const LOSSES_WHOLE: usize = 4096;
-pub const LOSSES_RECENT: usize = 1024;
-pub const HISTORY_WHOLE: usize = 2048;
-pub const HISTORY_RECENT: usize = 512;
-/// The same for the attention over the positions at each evaluation (a row of up to
+/// Slots of the series of the attention over the positions at each evaluation (a row of up to
 /// `MAX_LENGTH` values each: the picture of attention over training).
 pub const PICTURE_WHOLE: usize = 128;
 pub const PICTURE_RECENT: usize = 64;
@@ -108,7 +104,7 @@ pub struct SparseTrainer {
 }
 
 impl SparseTrainer {
-    pub fn new(config: SparseConfig) -> Result<SparseTrainer, ConfigError> {
+    pub fn new(config: SparseConfig) -> Result<SparseTrainer, SettingsError> {
         config.validate()?;
         let dims = Dims {
             length: config.length,
@@ -145,18 +141,6 @@ impl SparseTrainer {
         Ok(t)
     }
 
-    /// Starts the run again from step 0, with the same seed or a new one (a new seed draws
-    /// a new task too).
-    pub fn reset(&mut self, seed: Option<u64>) {
-        if let Some(seed) = seed.filter(|&s| s != self.config.seed) {
-            self.config.seed = seed;
-            self.task = SparseTask::new(&self.config);
-        }
-        let mut rng = Rng::new(self.config.seed, STREAM_INIT);
-        self.model.initialise(&mut self.params, &mut rng);
-        self.restart(0);
-    }
-
     /// Goes on from the current parameters as the state after `step` updates: the optimiser,
     /// the batches' order and the series start afresh, with an evaluation.
     fn restart(&mut self, step: u64) {
@@ -172,11 +156,69 @@ impl SparseTrainer {
         self.evaluate();
     }
 
+    /// Whether the `s` positions of most attention (over heads) are the hidden set.
+    fn found(&self) -> bool {
+        let (t, k) = (self.config.length, self.config.heads);
+        let mean = |pos: usize| (0..k).map(|h| self.attention[h * t + pos]).sum::<f32>();
+        // Found iff every hidden position has more attention than every other one.
+        let least_hidden = self
+            .task
+            .hidden
+            .iter()
+            .map(|&p| mean(p))
+            .fold(f32::INFINITY, f32::min);
+        (0..t)
+            .filter(|p| !self.task.hidden.contains(p))
+            .all(|p| mean(p) < least_hidden)
+    }
+
+    pub fn task(&self) -> &SparseTask {
+        &self.task
+    }
+
+    pub fn model(&self) -> &SparseModel {
+        &self.model
+    }
+
+    /// Each head's attention over the positions (K, T), averaged over the test set, as of
+    /// the last evaluation.
+    pub fn attention(&self) -> &[f32] {
+        &self.attention
+    }
+
+    /// The attention (K, T) of test input `i` < [`SparseTrainer::examples`], as of the last
+    /// evaluation.
+    pub fn example_attention(&self, i: usize) -> &[f32] {
+        let kt = self.config.heads * self.config.length;
+        &self.examples[i * kt..(i + 1) * kt]
+    }
+
+    /// How many test inputs' attention the run keeps.
+    pub fn examples(&self) -> usize {
+        self.config.test_samples.min(EXAMPLES)
+    }
+
+    /// The attention over the positions at each evaluation, averaged over the test set and
+    /// the heads: the picture of attention over training (every row of the latest
+    /// evaluations, a thinned record of the rest).
+    pub fn picture(&self) -> &Series<AttentionRow> {
+        &self.picture
+    }
+}
+
+impl Run for SparseTrainer {
+    type Config = SparseConfig;
+    type Evaluation = SparseEvaluation;
+
+    fn config(&self) -> &SparseConfig {
+        &self.config
+    }
+
     /// One step: the next mini-batch of the training set, its gradient, one Adam update;
     /// evaluates when the step count reaches a multiple of `eval_every`. Returns the batch's
     /// loss; a loss that is not finite or above [`DIVERGED_FACTOR`] × chance (ln 2), or a
     /// gradient that is not finite, is a divergence: the parameters are left as they were.
-    pub fn step(&mut self) -> Result<f32, StepError> {
+    fn step(&mut self) -> Result<f32, RunError> {
         let (t, b) = (self.config.length, self.ws.batch);
         if self.cursor + b > self.order.len() {
             self.order_rng.shuffle(&mut self.order);
@@ -197,7 +239,7 @@ impl SparseTrainer {
         let chance = std::f32::consts::LN_2;
         let sane = loss.is_finite() && loss <= DIVERGED_FACTOR * chance;
         if !sane || self.grads.iter().any(|g| !g.is_finite()) {
-            return Err(StepError::Diverged {
+            return Err(RunError::Diverged {
                 step: self.step,
                 loss,
             });
@@ -213,7 +255,7 @@ impl SparseTrainer {
     }
 
     /// Evaluates the current parameters on the whole training and test sets now.
-    pub fn evaluate(&mut self) -> SparseEvaluation {
+    fn evaluate(&mut self) -> SparseEvaluation {
         let (t, k) = (self.config.length, self.config.heads);
         let p = self.model.split(&self.params);
         let ws = &mut self.eval_ws;
@@ -277,104 +319,73 @@ impl SparseTrainer {
         evaluation
     }
 
-    /// Whether the `s` positions of most attention (over heads) are the hidden set.
-    fn found(&self) -> bool {
-        let (t, k) = (self.config.length, self.config.heads);
-        let mean = |pos: usize| (0..k).map(|h| self.attention[h * t + pos]).sum::<f32>();
-        // Found iff every hidden position has more attention than every other one.
-        let least_hidden = self
-            .task
-            .hidden
-            .iter()
-            .map(|&p| mean(p))
-            .fold(f32::INFINITY, f32::min);
-        (0..t)
-            .filter(|p| !self.task.hidden.contains(p))
-            .all(|p| mean(p) < least_hidden)
+    /// Starts the run again from step 0, with the same seed or a new one (a new seed draws
+    /// a new task too).
+    fn reset(&mut self, seed: Option<u64>) {
+        if let Some(seed) = seed.filter(|&s| s != self.config.seed) {
+            self.config.seed = seed;
+            self.task = SparseTask::new(&self.config);
+        }
+        let mut rng = Rng::new(self.config.seed, STREAM_INIT);
+        self.model.initialise(&mut self.params, &mut rng);
+        self.restart(0);
     }
 
-    /// Changes the learning rate from the next step on (the run goes on); a value out of
-    /// range is refused and changes nothing.
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
+    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
         let mut c = self.config.clone();
-        c.set("learning_rate", crate::config::Value::Number(f64::from(lr)))?;
+        c.set("learning_rate", Value::Number(f64::from(lr)))?;
         self.config.learning_rate = c.learning_rate;
         self.optimizer.learning_rate = c.learning_rate;
         Ok(())
     }
 
-    /// Replaces the parameters (of the model's length, checked by the caller) with saved
-    /// ones, as the state after `step` updates: the series restart with an evaluation of
-    /// them, the optimiser's moments and the batches' order start afresh.
-    pub fn load_params(&mut self, params: &[f32], step: u64) {
-        self.params.copy_from_slice(params);
-        self.restart(step);
-    }
-
-    pub fn config(&self) -> &SparseConfig {
-        &self.config
-    }
-
-    pub fn task(&self) -> &SparseTask {
-        &self.task
-    }
-
-    pub fn model(&self) -> &SparseModel {
-        &self.model
-    }
-
-    /// Updates applied so far.
-    pub fn step_count(&self) -> u64 {
-        self.step
-    }
-
-    /// Training loss of the last step (NaN before the first).
-    pub fn last_loss(&self) -> f32 {
-        self.last_loss
-    }
-
     /// The flat parameter buffer (layout `model().ranges`).
-    pub fn params(&self) -> &[f32] {
+    fn params(&self) -> &[f32] {
         &self.params
     }
 
-    pub fn latest(&self) -> &SparseEvaluation {
-        self.history.last_value().expect("evaluated at start")
+    /// Saved weights: the optimiser's moments and the batches' order start afresh.
+    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
+        check_weights(self.params.len(), params)?;
+        self.params.copy_from_slice(params);
+        self.restart(step);
+        Ok(())
     }
 
-    /// The evaluations of the run, oldest first.
-    pub fn history(&self) -> &Series<SparseEvaluation> {
+    fn history(&self) -> &Series<SparseEvaluation> {
         &self.history
     }
 
-    /// The training loss of every step (every one of the latest, a thinned record of the
-    /// rest).
-    pub fn losses(&self) -> &Series<f32> {
+    fn losses(&self) -> &Series<f32> {
         &self.losses
     }
 
-    /// Each head's attention over the positions (K, T), averaged over the test set, as of
-    /// the last evaluation.
-    pub fn attention(&self) -> &[f32] {
-        &self.attention
+    fn step_count(&self) -> u64 {
+        self.step
     }
 
-    /// The attention (K, T) of test input `i` < [`SparseTrainer::examples`], as of the last
-    /// evaluation.
-    pub fn example_attention(&self, i: usize) -> &[f32] {
-        let kt = self.config.heads * self.config.length;
-        &self.examples[i * kt..(i + 1) * kt]
+    fn last_loss(&self) -> f32 {
+        self.last_loss
     }
 
-    /// How many test inputs' attention the run keeps.
-    pub fn examples(&self) -> usize {
-        self.config.test_samples.min(EXAMPLES)
+    fn heads(&self) -> usize {
+        self.config.heads
+    }
+}
+
+impl Metrics for SparseEvaluation {
+    const NAMES: &'static [&'static str] = &SparseEvaluation::METRICS;
+    const BY_HEAD: Option<&'static str> = Some("mass");
+
+    fn step(&self) -> u64 {
+        self.step
     }
 
-    /// The attention over the positions at each evaluation, averaged over the test set and
-    /// the heads: the picture of attention over training (every row of the latest
-    /// evaluations, a thinned record of the rest).
-    pub fn picture(&self) -> &Series<AttentionRow> {
-        &self.picture
+    fn metric(&self, i: usize) -> f32 {
+        self.metrics()[i]
+    }
+
+    fn by_head(&self, k: usize) -> f32 {
+        self.head_mass[k]
     }
 }

@@ -1,102 +1,81 @@
-//! The copying lab's side of the facade: its settings from JS, its presets, its snapshot
-//! (`α`, `β` and each head's `α` of one evaluation sequence, with its tokens and alignment)
-//! and its evaluation parts, as JS objects of typed arrays.
+//! The copying lab's side of the facade: its entry (presets, model size, runs and
+//! replicas), its part of the snapshot (`α`, `β` and each head's `α` of one evaluation
+//! sequence, with its tokens and alignment), its data-parallel calls and evaluation parts
+//! as JS objects of typed arrays, and the top-5% agreement of two runs' maps.
 
-use super::js::{
-    error, get, losses, presets_of, refusal, series_head, set, settings_of, to_js, transfer_list,
-    whole_of,
-};
-use super::lab::{Lab, LabReplica, LabRun};
-use crate::config::{Config, ConfigError, PRESETS};
-use crate::metrics::{mean_agreement, shuffled_agreement, Evaluation};
-use crate::parallel::{check_params, EvaluationPart, Replica};
+use super::js::{get, refusal, run_error, set, to_js, whole_of};
+use super::lab::{live_config, LabEntry, LabReplica, LabView, ParallelRun};
+use crate::copying::config::{Config, PRESETS};
+use crate::copying::metrics::{mean_agreement, shuffled_agreement, Evaluation};
+use crate::copying::parallel::{param_count, EvaluationPart, Replica};
+use crate::copying::train::Trainer;
 use crate::rng::Rng;
-use crate::train::Trainer;
-use js_sys::{Array, Float32Array, Object, Uint32Array};
+use crate::run::{Run, RunError};
+use js_sys::{Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
 /// The copying lab, as the facade lists it.
-pub const LAB: Lab = Lab {
-    name: "copying",
-    presets,
-    validate: |c| match config(c) {
-        Ok(c) => to_js(&c).map(Ok),
-        Err(e) => Ok(Err(refusal(&e))),
-    },
-    check_weights: |c, params| {
-        check_params(&config(c).map_err(error)?, params).map_err(|e| JsError::new(&e))
-    },
-    run: |c, workers| {
-        Ok(Box::new(
-            Trainer::leader(config(c).map_err(error)?, workers).map_err(error)?,
-        ))
-    },
-    replica: |c, index, count| {
-        Ok(Box::new(
-            Replica::new(config(c).map_err(error)?, index, count).map_err(error)?,
-        ))
-    },
-};
+pub struct Copying;
 
-impl LabRun for Trainer {
-    fn steps(&mut self, n: u32) -> Result<f32, JsError> {
-        if self.shard().count > 1 {
-            return Err(JsError::new(
-                "a data-parallel run steps with computeGradient, addGradient and apply",
-            ));
-        }
-        let mut loss = self.last_loss();
-        for _ in 0..n {
-            loss = self.step().map_err(error)?;
-        }
-        Ok(loss)
+impl LabEntry for Copying {
+    type Config = Config;
+    const NAME: &'static str = "copying";
+    const PRESETS: &'static [&'static str] = &PRESETS;
+
+    fn preset(name: &str) -> Option<Config> {
+        Config::preset(name)
     }
 
-    fn step(&self) -> u64 {
-        self.step_count()
+    fn param_count(config: &Config) -> usize {
+        param_count(config)
     }
 
-    fn last_loss(&self) -> f32 {
-        Trainer::last_loss(self)
+    fn run(config: Config, workers: usize) -> Result<Box<dyn super::lab::LabRun>, RunError> {
+        Ok(Box::new(Trainer::leader(config, workers)?))
     }
 
-    fn config(&self) -> Result<JsValue, JsError> {
-        to_js(Trainer::config(self))
+    fn replica(
+        config: Config,
+        index: usize,
+        count: usize,
+    ) -> Result<Box<dyn LabReplica>, RunError> {
+        Ok(Box::new(Replica::new(config, index, count)?))
+    }
+}
+
+impl LabView for Trainer {
+    const LAB: &'static str = "copying";
+
+    fn view(
+        &self,
+        request: &JsValue,
+        snap: &Object,
+        new_history: bool,
+    ) -> Result<Vec<JsValue>, JsError> {
+        view(self, request, snap, new_history)
     }
 
-    fn snapshot(&self, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
-        snapshot(self, request)
+    fn set_live(&mut self, config: &Config) -> Result<(), RunError> {
+        self.set_learning_rate(config.learning_rate)
     }
 
-    fn history(&self) -> Result<Object, JsError> {
-        history(self).map(|(h, _)| h)
+    fn workers(&self) -> usize {
+        self.shard().count
     }
 
-    fn losses(&self) -> Result<Object, JsError> {
-        losses(Trainer::losses(self))
+    fn parallel(&mut self) -> Option<&mut dyn ParallelRun> {
+        Some(self)
     }
 
-    fn reset(&mut self, seed: Option<u64>) {
-        Trainer::reset(self, seed);
+    fn parallel_ref(&self) -> Option<&dyn ParallelRun> {
+        Some(self)
     }
+}
 
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
-        Trainer::set_learning_rate(self, lr).map_err(error)
-    }
-
-    fn params(&self) -> &[f32] {
-        Trainer::params(self)
-    }
-
-    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError> {
-        Trainer::load_params(self, params, step)
-            .map(|_| ())
-            .map_err(|e| JsError::new(&e))
-    }
-
-    fn compute_gradient(&mut self) -> Result<f32, JsError> {
-        Trainer::compute_gradient(self).map_err(error)
+impl ParallelRun for Trainer {
+    fn compute_gradient(&mut self) -> Result<f32, RunError> {
+        Trainer::compute_gradient(self)
     }
 
     fn add_gradient(&mut self, part: &[f32], loss: f32) {
@@ -115,14 +94,14 @@ impl LabRun for Trainer {
         Trainer::evaluation_pending(self)
     }
 
-    fn add_evaluation_part(&mut self, part: &JsValue) -> Result<(), JsError> {
+    fn add_evaluation_part(&mut self, part: &JsValue) -> Result<(), JsValue> {
         add_part(self, part)
     }
 }
 
 impl LabReplica for Replica {
-    fn compute_gradient(&mut self) -> Result<f32, JsError> {
-        Replica::compute_gradient(self).map_err(error)
+    fn compute_gradient(&mut self) -> Result<f32, JsValue> {
+        Replica::compute_gradient(self).map_err(|e| run_error(&e))
     }
 
     fn gradient(&self) -> &[f32] {
@@ -140,22 +119,15 @@ impl LabReplica for Replica {
         Replica::reset(self, seed);
     }
 
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
-        Replica::set_learning_rate(self, lr).map_err(error)
+    fn set_live(&mut self, key: &str, value: &JsValue) -> Result<(), JsValue> {
+        let config = live_config(self.config(), key, value).map_err(refusal)?;
+        self.set_learning_rate(config.learning_rate)
+            .map_err(refusal)
     }
 
-    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError> {
-        Replica::load_params(self, params, step).map_err(|e| JsError::new(&e))
+    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsValue> {
+        Replica::load_params(self, params, step).map_err(|e| run_error(&e))
     }
-}
-
-/// Settings from JS ([`settings_of`]).
-pub(crate) fn config(value: JsValue) -> Result<Config, ConfigError> {
-    settings_of(&value)
-}
-
-fn presets() -> Result<JsValue, JsError> {
-    presets_of(&PRESETS, Config::preset)
 }
 
 /// `request.key` as a whole number, or `default`.
@@ -163,8 +135,15 @@ fn number(request: &JsValue, key: &str, default: f64) -> f64 {
     get(request, key).as_f64().unwrap_or(default)
 }
 
-/// The snapshot object, its typed arrays to transfer, and the history version it stands for.
-fn snapshot(t: &Trainer, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
+/// The lab's part of a snapshot: the selected evaluation sequence's `α` (of the selected
+/// head, or averaged), `β`, each head's `α` with several heads, its tokens and alignment;
+/// with a new history, if asked, the whole evaluation batch's maps (`evaluationMaps`).
+fn view(
+    t: &Trainer,
+    request: &JsValue,
+    snap: &Object,
+    new_history: bool,
+) -> Result<Vec<JsValue>, JsError> {
     let b = t.eval_batch();
     let heads = t.config().heads;
     let seq = number(request, "seq", 0.0).clamp(0.0, (b.batch - 1) as f64) as usize;
@@ -174,20 +153,14 @@ fn snapshot(t: &Trainer, request: &JsValue) -> Result<(Object, Array, u64), JsEr
     } else {
         None
     };
-    let snap = Object::new();
-    set(&snap, "lab", &"copying".into())?;
-    set(&snap, "step", &(t.step_count() as f64).into())?;
-    set(&snap, "loss", &t.last_loss().into())?;
-    set(&snap, "workers", &(t.shard().count as f64).into())?;
-    set(&snap, "config", &to_js(t.config())?)?;
-    set(&snap, "seq", &(seq as f64).into())?;
-    set(&snap, "head", &head.map_or(-1.0, |k| k as f64).into())?;
+    set(snap, "seq", &(seq as f64).into())?;
+    set(snap, "head", &head.map_or(-1.0, |k| k as f64).into())?;
     let shape = Object::new();
     set(&shape, "tgtLen", &(b.tgt_len as f64).into())?;
     set(&shape, "srcLen", &(b.src_len as f64).into())?;
     set(&shape, "heads", &(heads as f64).into())?;
     set(&shape, "evalSeqs", &(b.batch as f64).into())?;
-    set(&snap, "shape", &shape)?;
+    set(snap, "shape", &shape)?;
     let alpha: JsValue = Float32Array::from(t.attention(seq, head)).into();
     let beta: JsValue = Float32Array::from(t.ktiw(seq)).into();
     let per_head: Vec<JsValue> = if heads > 1 {
@@ -204,41 +177,33 @@ fn snapshot(t: &Trainer, request: &JsValue) -> Result<(Object, Array, u64), JsEr
         Uint32Array::from(&target[..]).into(),
         Uint32Array::from(&b.aligned[..]).into(),
     ];
-    set(&snap, "alpha", &alpha)?;
-    set(&snap, "beta", &beta)?;
-    set(&snap, "perHead", &per_head.iter().collect::<Array>())?;
+    set(snap, "alpha", &alpha)?;
+    set(snap, "beta", &beta)?;
+    set(snap, "perHead", &per_head.iter().collect::<js_sys::Array>())?;
     for (name, v) in ["source", "target", "aligned"].iter().zip(&tokens) {
-        set(&snap, name, v)?;
+        set(snap, name, v)?;
     }
-    let mut arrays: Vec<&JsValue> = vec![&alpha, &beta];
-    arrays.extend(per_head.iter());
-    arrays.extend(tokens.iter());
-    let mut transfer = transfer_list(&arrays);
-    let have = get(request, "history").as_f64();
-    let version = t.history().version();
-    if have != Some(version as f64) {
-        let (history, columns) = history(t)?;
-        set(&snap, "history", &history)?;
-        transfer = transfer.concat(&transfer_list(&columns.iter().collect::<Vec<_>>()));
-        // With a new evaluation, if asked: the whole evaluation batch's maps.
-        if get(request, "evaluationMaps").is_truthy() {
-            let (alpha, beta) = t.evaluation_maps();
-            let maps: [JsValue; 2] = [
-                Float32Array::from(alpha).into(),
-                Float32Array::from(beta).into(),
-            ];
-            set(&snap, "evaluationAlpha", &maps[0])?;
-            set(&snap, "evaluationBeta", &maps[1])?;
-            transfer = transfer.concat(&transfer_list(&maps.iter().collect::<Vec<_>>()));
-        }
+    let mut arrays: Vec<JsValue> = vec![alpha, beta];
+    arrays.extend(per_head);
+    arrays.extend(tokens);
+    // With a new evaluation, if asked: the whole evaluation batch's maps.
+    if new_history && get(request, "evaluationMaps").is_truthy() {
+        let (alpha, beta) = t.evaluation_maps();
+        let maps = Object::new();
+        let alpha: JsValue = Float32Array::from(alpha).into();
+        let beta: JsValue = Float32Array::from(beta).into();
+        set(&maps, "alpha", &alpha)?;
+        set(&maps, "beta", &beta)?;
+        set(snap, "evaluationMaps", &maps)?;
+        arrays.extend([alpha, beta]);
     }
-    Ok((snap, transfer, version))
+    Ok(arrays)
 }
 
 /// The stream of the shuffles of [`copying_agreement`]'s baseline.
 const SHUFFLE_STREAM: u64 = 0x5417_ff1e;
 
-/// The top-5% agreement (SCIENCE.md 1.4) of maps `a` with maps `b`, each (B, Lt, Ls),
+/// The top-5% agreement (docs/science.md 1.4) of maps `a` with maps `b`, each (B, Lt, Ls),
 /// averaged over the B sequences, and the same with every row of `b` shuffled over the
 /// source positions (chance), the shuffles drawn from `seed`: `[agreement, shuffled]`.
 #[wasm_bindgen(js_name = copyingAgreement)]
@@ -264,30 +229,6 @@ pub fn copying_agreement(
     ])
 }
 
-/// The evaluations as columns, and those columns (to transfer).
-fn history(t: &Trainer) -> Result<(Object, Vec<JsValue>), JsError> {
-    let h = t.history();
-    let out = Object::new();
-    let mut columns = vec![series_head(h, &out)?];
-    for (i, name) in Evaluation::METRICS.iter().enumerate() {
-        let values: Vec<f32> = h.iter().map(|(_, e)| e.metrics()[i]).collect();
-        let values: JsValue = Float32Array::from(&values[..]).into();
-        set(&out, name, &values)?;
-        columns.push(values);
-    }
-    // With several heads, each head's attention accuracy: `attention_accuracy_h1`, ….
-    let heads = t.config().heads;
-    if heads > 1 {
-        for k in 0..heads {
-            let values: Vec<f32> = h.iter().map(|(_, e)| e.head_attention[k]).collect();
-            let values: JsValue = Float32Array::from(&values[..]).into();
-            set(&out, &format!("attention_accuracy_h{}", k + 1), &values)?;
-            columns.push(values);
-        }
-    }
-    Ok((out, columns))
-}
-
 /// An evaluation part as `{ evaluation, lo, hi, alpha, beta }`.
 fn part(p: &EvaluationPart) -> Result<Object, JsError> {
     let out = Object::new();
@@ -300,9 +241,10 @@ fn part(p: &EvaluationPart) -> Result<Object, JsError> {
 }
 
 /// Adds a part (as [`part`] made it) to the leader's evaluation.
-fn add_part(t: &mut Trainer, p: &JsValue) -> Result<(), JsError> {
+fn add_part(t: &mut Trainer, p: &JsValue) -> Result<(), JsValue> {
+    let internal = |m: String| run_error(&RunError::Internal(m));
     let evaluation: Evaluation = serde_wasm_bindgen::from_value(get(p, "evaluation"))
-        .map_err(|e| JsError::new(&format!("evaluation part: {e}")))?;
+        .map_err(|e| internal(format!("evaluation part: {e}")))?;
     let index = |key: &str| {
         get(p, key)
             .as_f64()
@@ -318,8 +260,8 @@ fn add_part(t: &mut Trainer, p: &JsValue) -> Result<(), JsError> {
     let (Some(lo), Some(hi), Some(alpha), Some(beta)) =
         (index("lo"), index("hi"), floats("alpha"), floats("beta"))
     else {
-        return Err(JsError::new(
-            "evaluation part: lo, hi, alpha or beta missing",
+        return Err(internal(
+            "evaluation part: lo, hi, alpha or beta missing".into(),
         ));
     };
     t.add_evaluation_part(&EvaluationPart {
@@ -329,5 +271,5 @@ fn add_part(t: &mut Trainer, p: &JsValue) -> Result<(), JsError> {
         alpha: &alpha,
         beta: &beta,
     })
-    .map_err(|e| JsError::new(&e))
+    .map_err(|e| run_error(&e))
 }

@@ -1,9 +1,10 @@
-//! Small translations between Rust and JS values for the facade: serde to JS, errors,
-//! object properties, settings objects, series as columns, typed arrays' buffers, the wasm
-//! memory's size, seeds.
+//! Small translations between Rust and JS values for the facade: serde to JS, errors with
+//! their kind, object properties, settings objects and the fields' list, series as columns,
+//! typed arrays' buffers, the wasm memory's size, seeds.
 
-use crate::config::{set_field, ConfigError, Settings, Value};
+use crate::run::{Metrics, RunError};
 use crate::series::Series;
+use crate::settings::{Field, Range, Settings, SettingsError, Value};
 use js_sys::{Array, Float32Array, Float64Array, Object, Reflect};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
@@ -12,20 +13,61 @@ pub fn to_js<T: serde::Serialize + ?Sized>(value: &T) -> Result<JsValue, JsError
     serde_wasm_bindgen::to_value(value).map_err(|e| JsError::new(&e.to_string()))
 }
 
-pub fn error(e: impl std::fmt::Display) -> JsError {
-    JsError::new(&e.to_string())
-}
-
-/// A refused setting as a JS `Error` whose `field` is the setting's key.
-pub fn refusal(e: &crate::config::ConfigError) -> JsValue {
+/// A run's refusal as a JS `Error` whose `kind` is its kind (`diverged`, `weights`,
+/// `setting`, `internal`) and, for a refused setting, whose `field` is the setting's key.
+pub fn run_error(e: &RunError) -> JsValue {
     let err = js_sys::Error::new(&e.to_string());
     // Setting a property of a fresh Error cannot fail.
-    let _ = Reflect::set(
-        &err,
-        &JsValue::from_str("field"),
-        &JsValue::from_str(&e.field),
-    );
+    let _ = Reflect::set(&err, &"kind".into(), &e.kind().into());
+    if let Some(field) = e.field() {
+        let _ = Reflect::set(&err, &"field".into(), &field.into());
+    }
     err.into()
+}
+
+/// A refused setting as a JS `Error` of kind `setting` whose `field` is the setting's key.
+pub fn refusal(e: SettingsError) -> JsValue {
+    run_error(&RunError::Setting(e))
+}
+
+/// The fields of a lab's settings as JS objects `{ key, words, live, kind, min, max,
+/// choices }` (`kind`: `whole`, `positive`, `choice` or `switch`; `min` and `max` for a
+/// number, `choices` `[{ name, words }]` for a choice).
+pub fn fields_js(fields: &[Field]) -> Result<Array, JsError> {
+    let out = Array::new();
+    for f in fields {
+        let o = Object::new();
+        set(&o, "key", &f.key.into())?;
+        set(&o, "words", &f.words.into())?;
+        set(&o, "live", &f.live.into())?;
+        let kind = match f.range {
+            Range::Whole(lo, hi) => {
+                set(&o, "min", &(lo as f64).into())?;
+                set(&o, "max", &(hi as f64).into())?;
+                "whole"
+            }
+            Range::Positive(max) => {
+                set(&o, "min", &0.0.into())?;
+                set(&o, "max", &max.into())?;
+                "positive"
+            }
+            Range::Choice(choices) => {
+                let list = Array::new();
+                for c in choices {
+                    let choice = Object::new();
+                    set(&choice, "name", &c.name.into())?;
+                    set(&choice, "words", &c.words.into())?;
+                    list.push(&choice);
+                }
+                set(&o, "choices", &list)?;
+                "choice"
+            }
+            Range::Switch => "switch",
+        };
+        set(&o, "kind", &kind.into())?;
+        out.push(&o);
+    }
+    Ok(out)
 }
 
 /// `obj[key] = value`.
@@ -72,9 +114,9 @@ pub fn transfer_list(values: &[&JsValue]) -> Array {
 
 /// A lab's settings from a JS object, field by field (text, numbers or switches; a missing
 /// field takes the default), validated: or the first refusal, naming its field and range.
-pub fn settings_of<S: Settings + Default>(value: &JsValue) -> Result<S, ConfigError> {
+pub fn settings_of<S: Settings>(value: &JsValue) -> Result<S, SettingsError> {
     let mut settings = S::default();
-    each_setting(value, |key, v| set_field(&mut settings, key, v))?;
+    each_setting(value, |key, v| settings.set(key, v))?;
     settings.validate()?;
     Ok(settings)
 }
@@ -97,10 +139,10 @@ pub fn presets_of<S: serde::Serialize>(
 /// object of settings is refused as a whole.
 fn each_setting(
     value: &JsValue,
-    mut set: impl FnMut(&str, Value<'_>) -> Result<(), ConfigError>,
-) -> Result<(), ConfigError> {
+    mut set: impl FnMut(&str, Value<'_>) -> Result<(), SettingsError>,
+) -> Result<(), SettingsError> {
     if !value.is_object() || Array::is_array(value) {
-        return Err(ConfigError::new(
+        return Err(SettingsError::new(
             "settings",
             format!("must be an object of settings by name, got {}", what(value)),
         ));
@@ -110,15 +152,19 @@ fn each_setting(
         let key = entry.get(0).as_string().unwrap_or_default();
         let v = entry.get(1);
         let text = v.as_string();
-        let value = match (&text, v.as_f64(), v.as_bool()) {
-            (Some(t), _, _) => Value::Text(t),
-            (_, Some(x), _) => Value::Number(x),
-            (_, _, Some(b)) => Value::Switch(b),
-            _ => Value::Other(what(&v)),
-        };
-        set(&key, value)?;
+        set(&key, value_of(&v, text.as_deref()))?;
     }
     Ok(())
+}
+
+/// A JS value as a field's value (`text`: its text, if it is a string).
+pub fn value_of<'a>(v: &JsValue, text: Option<&'a str>) -> Value<'a> {
+    match (text, v.as_f64(), v.as_bool()) {
+        (Some(t), _, _) => Value::Text(t),
+        (_, Some(x), _) => Value::Number(x),
+        (_, _, Some(b)) => Value::Switch(b),
+        _ => Value::Other(what(v)),
+    }
 }
 
 /// What a JS value is, as a message says it.
@@ -150,6 +196,30 @@ pub fn series_head<T: Copy>(s: &Series<T>, out: &Object) -> Result<JsValue, JsEr
     let steps: JsValue = Float64Array::from(&steps[..]).into();
     set(out, "step", &steps)?;
     Ok(steps)
+}
+
+/// A run's evaluations as columns `{ version, stride, recentFrom, step, <metric>… }`, each
+/// head's per-head metric too (`NAME_h1`…) with several heads; and the columns (to
+/// transfer).
+pub fn history<E: Metrics>(h: &Series<E>, heads: usize) -> Result<(Object, Vec<JsValue>), JsError> {
+    let out = Object::new();
+    let mut columns = vec![series_head(h, &out)?];
+    let mut column = |name: &str, f: &dyn Fn(&E) -> f32| -> Result<(), JsError> {
+        let values: Vec<f32> = h.iter().map(|(_, e)| f(&e)).collect();
+        let values: JsValue = Float32Array::from(&values[..]).into();
+        set(&out, name, &values)?;
+        columns.push(values);
+        Ok(())
+    };
+    for (i, name) in E::NAMES.iter().enumerate() {
+        column(name, &|e| e.metric(i))?;
+    }
+    if let Some(name) = E::BY_HEAD.filter(|_| heads > 1) {
+        for k in 0..heads {
+            column(&format!("{name}_h{}", k + 1), &|e| e.by_head(k))?;
+        }
+    }
+    Ok((out, columns))
 }
 
 /// A run's training losses as columns `{ version, stride, recentFrom, step, loss }`.

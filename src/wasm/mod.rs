@@ -1,18 +1,20 @@
 //! The `#[wasm_bindgen]` facade: every lab's run behind one `Trainer` class (a run, on one
 //! worker or leading a data-parallel one) and one `Replica` class (a helper of a
-//! data-parallel run). Settings come in through serde-wasm-bindgen, errors go out as
-//! `JsError` with the trainers' own messages, and snapshots go out as typed arrays that a
-//! worker posts from here (through web-sys) with their buffers transferred. It only
-//! translates: the math is in the native modules, each lab's translation in its own file.
+//! data-parallel run), and each lab's fields, presets and checks by the lab's name.
+//! Settings come in as plain objects read field by field (`js::settings_of`), errors go out
+//! as JS `Error`s with the run's own message and its kind, and snapshots go out as typed
+//! arrays that a worker posts from here (through web-sys) with their buffers transferred.
+//! It only translates: the math is in the native modules, what is written once for every
+//! lab in `lab.rs`, each lab's own translation in its own file.
 
-pub(crate) mod copying;
-mod js;
+mod copying;
+pub(crate) mod js;
 mod lab;
 mod sparse;
 
-use js::{memory_bytes, seed_of, set, whole_of};
-use js_sys::{Float32Array, Object, Reflect};
-use lab::{Lab, LabReplica, LabRun};
+use js::{fields_js, memory_bytes, run_error, seed_of, set, whole_of};
+use js_sys::{Array, Float32Array, Object, Reflect};
+use lab::{one_worker, Lab, LabReplica, LabRun, ParallelRun};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -50,45 +52,56 @@ pub fn kernel_variant() -> String {
 }
 
 /// The labs of this build.
-const LABS: [Lab; 2] = [copying::LAB, sparse::LAB];
+const LABS: [&dyn Lab; 2] = [&copying::Copying, &sparse::Sparse];
 
-fn lab(name: &str) -> Result<&'static Lab, JsError> {
-    LABS.iter().find(|l| l.name == name).ok_or_else(|| {
-        let names: Vec<&str> = LABS.iter().map(|l| l.name).collect();
-        JsError::new(&format!(
-            "lab: no lab is called {name:?} (labs: {})",
-            names.join(", ")
-        ))
-    })
+fn lab(name: &str) -> Result<&'static dyn Lab, JsError> {
+    LABS.iter()
+        .copied()
+        .find(|l| l.name() == name)
+        .ok_or_else(|| {
+            let names: Vec<&str> = LABS.iter().map(|l| l.name()).collect();
+            JsError::new(&format!(
+                "lab: no lab is called {name:?} (labs: {})",
+                names.join(", ")
+            ))
+        })
 }
 
 /// The labs of this build, by the names a page uses.
 #[wasm_bindgen]
 pub fn labs() -> Vec<String> {
-    LABS.iter().map(|l| l.name.to_string()).collect()
+    LABS.iter().map(|l| l.name().to_string()).collect()
+}
+
+/// The settings of lab `lab_name`, field by field in the order a form lists them: `{ key,
+/// words, live, kind, min, max, choices }` (`kind`: `whole`, `positive`, `choice` or
+/// `switch`; `choices`: `[{ name, words }]`). The page's forms, link and messages read it.
+#[wasm_bindgen]
+pub fn settings(lab_name: &str) -> Result<Array, JsError> {
+    fields_js(lab(lab_name)?.fields())
 }
 
 /// The presets of lab `lab_name` as an object of settings by name, in the order a UI lists
 /// them.
 #[wasm_bindgen]
 pub fn presets(lab_name: &str) -> Result<JsValue, JsError> {
-    (lab(lab_name)?.presets)()
+    lab(lab_name)?.presets()
 }
 
 /// Checks settings of a lab without building anything: the settings as the trainer reads
 /// them (each field given as text, a number or a switch; a missing field takes its
-/// default), or throws an `Error` that names the field in words with its range and whose
-/// `field` property is the field's key.
+/// default), or throws an `Error` of kind `setting` that names the field in words with its
+/// range and whose `field` property is the field's key.
 #[wasm_bindgen(js_name = validateConfig)]
 pub fn validate_config(lab_name: &str, config: JsValue) -> Result<JsValue, JsValue> {
-    (lab(lab_name)?.validate)(config)?
+    lab(lab_name)?.validate(config)
 }
 
-/// Refuses weights (with the message `Trainer.loadParams` would give) that a model of
-/// `config` could not load, without building one.
+/// Refuses weights (with the message and kind `Trainer.loadParams` would give) that a model
+/// of `config` could not load, without building one.
 #[wasm_bindgen(js_name = checkWeights)]
-pub fn check_weights(lab_name: &str, config: JsValue, params: &[f32]) -> Result<(), JsError> {
-    (lab(lab_name)?.check_weights)(config, params)
+pub fn check_weights(lab_name: &str, config: JsValue, params: &[f32]) -> Result<(), JsValue> {
+    lab(lab_name)?.check_weights(config, params)
 }
 
 /// One training run of a lab: on one worker, or the leader of `workers` replicas that
@@ -110,8 +123,8 @@ impl WasmTrainer {
         lab_name: &str,
         config: JsValue,
         workers: Option<usize>,
-    ) -> Result<WasmTrainer, JsError> {
-        let run = (lab(lab_name)?.run)(config, workers.unwrap_or(1))?;
+    ) -> Result<WasmTrainer, JsValue> {
+        let run = lab(lab_name)?.run(config, workers.unwrap_or(1))?;
         Ok(WasmTrainer {
             run,
             inbox: Vec::new(),
@@ -119,8 +132,9 @@ impl WasmTrainer {
     }
 
     /// Runs up to `n` steps of a run on one worker; stops at a divergence with its message
-    /// (the steps before it stand). Returns the training loss of the last step.
-    pub fn steps(&mut self, n: u32) -> Result<f32, JsError> {
+    /// (an `Error` of kind `diverged`; the steps before it stand). Returns the training loss
+    /// of the last step.
+    pub fn steps(&mut self, n: u32) -> Result<f32, JsValue> {
         self.run.steps(n)
     }
 
@@ -185,10 +199,12 @@ impl WasmTrainer {
         Ok(())
     }
 
-    /// Changes the learning rate while training; a bad value changes nothing.
-    #[wasm_bindgen(js_name = setLearningRate)]
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
-        self.run.set_learning_rate(lr)
+    /// Changes a live setting (one the lab's `settings()` marks `live`: the learning rate)
+    /// while training; a bad value, or a setting that is not live, is refused (kind
+    /// `setting`) and changes nothing.
+    #[wasm_bindgen(js_name = setLive)]
+    pub fn set_live(&mut self, key: &str, value: JsValue) -> Result<(), JsValue> {
+        self.run.set_live(key, &value)
     }
 
     /// A copy of the parameters (the model's weights, in the layout of its settings).
@@ -197,62 +213,76 @@ impl WasmTrainer {
     }
 
     /// Loads saved weights as the state after `step` updates and evaluates them; a buffer of
-    /// another length or with a non-finite value is refused and changes nothing.
+    /// another length or with a non-finite value is refused (kind `weights`) and changes
+    /// nothing.
     #[wasm_bindgen(js_name = loadParams)]
-    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsError> {
+    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsValue> {
         self.run.load_params(params, whole_of("step", step)?)
     }
 
     /// Data-parallel step, 1 of 3: draws the batch and computes this replica's weighted
-    /// gradient; returns its weighted loss. A divergence is an error with its message.
+    /// gradient; returns its weighted loss. A divergence is an error of kind `diverged`.
     #[wasm_bindgen(js_name = computeGradient)]
-    pub fn compute_gradient(&mut self) -> Result<f32, JsError> {
-        self.run.compute_gradient()
+    pub fn compute_gradient(&mut self) -> Result<f32, JsValue> {
+        self.parallel()?
+            .compute_gradient()
+            .map_err(|e| run_error(&e))
     }
 
     /// Data-parallel step, 2 of 3: adds another replica's weighted gradient and loss (what
     /// its `Replica.gradient()` and `computeGradient()` gave).
     #[wasm_bindgen(js_name = addGradient)]
-    pub fn add_gradient(&mut self, grad: &Float32Array, loss: f32) -> Result<(), JsError> {
+    pub fn add_gradient(&mut self, grad: &Float32Array, loss: f32) -> Result<(), JsValue> {
         let n = self.run.params().len();
         if grad.length() as usize != n {
             return Err(JsError::new(&format!(
                 "a gradient of {} values for a model of {n}",
                 grad.length()
-            )));
+            ))
+            .into());
         }
         self.inbox.resize(n, 0.0);
         grad.copy_to(&mut self.inbox);
-        self.run.add_gradient(&self.inbox, loss);
+        let inbox = std::mem::take(&mut self.inbox);
+        self.parallel()?.add_gradient(&inbox, loss);
+        self.inbox = inbox;
         Ok(())
     }
 
     /// The summed gradient, for the other replicas' `applySum` (a copy).
     pub fn gradient(&self) -> Float32Array {
-        Float32Array::from(self.run.gradient())
+        Float32Array::from(self.run.parallel_ref().map_or(&[][..], |p| p.gradient()))
     }
 
     /// Data-parallel step, 3 of 3: applies the sum. When an evaluation is due this replica
     /// evaluates its rows and [`WasmTrainer::evaluation_pending`] holds until the others'
     /// parts are added.
-    pub fn apply(&mut self) {
-        self.run.apply();
+    pub fn apply(&mut self) -> Result<(), JsValue> {
+        self.parallel()?.apply();
+        Ok(())
     }
 
     /// Whether an evaluation waits for other replicas' parts.
     #[wasm_bindgen(getter, js_name = evaluationPending)]
     pub fn evaluation_pending(&self) -> bool {
-        self.run.evaluation_pending()
+        self.run
+            .parallel_ref()
+            .is_some_and(|p| p.evaluation_pending())
     }
 
     /// Adds another replica's part of the due evaluation (what its `applySum` returned).
     #[wasm_bindgen(js_name = addEvaluationPart)]
-    pub fn add_evaluation_part(&mut self, part: JsValue) -> Result<(), JsError> {
-        self.run.add_evaluation_part(&part)
+    pub fn add_evaluation_part(&mut self, part: JsValue) -> Result<(), JsValue> {
+        self.parallel()?.add_evaluation_part(&part)
     }
 }
 
 impl WasmTrainer {
+    /// The run's data-parallel calls, or their refusal (a run that trains on one worker).
+    fn parallel(&mut self) -> Result<&mut dyn ParallelRun, JsValue> {
+        self.run.parallel().ok_or_else(|| run_error(&one_worker()))
+    }
+
     /// The lab's snapshot with the wasm memory's size.
     fn full_snapshot(&self, request: &JsValue) -> Result<(Object, js_sys::Array, u64), JsError> {
         let (snap, transfer, version) = self.run.snapshot(request)?;
@@ -276,15 +306,15 @@ impl WasmReplica {
         config: JsValue,
         index: usize,
         count: usize,
-    ) -> Result<WasmReplica, JsError> {
-        let replica = (lab(lab_name)?.replica)(config, index, count)?;
+    ) -> Result<WasmReplica, JsValue> {
+        let replica = lab(lab_name)?.replica(config, index, count)?;
         Ok(WasmReplica { replica })
     }
 
     /// Draws the next batch and computes the weighted gradient of this replica's rows;
-    /// returns their weighted loss. A divergence is an error with its message.
+    /// returns their weighted loss. A divergence is an error of kind `diverged`.
     #[wasm_bindgen(js_name = computeGradient)]
-    pub fn compute_gradient(&mut self) -> Result<f32, JsError> {
+    pub fn compute_gradient(&mut self) -> Result<f32, JsValue> {
         self.replica.compute_gradient()
     }
 
@@ -308,13 +338,13 @@ impl WasmReplica {
         Ok(())
     }
 
-    #[wasm_bindgen(js_name = setLearningRate)]
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
-        self.replica.set_learning_rate(lr)
+    #[wasm_bindgen(js_name = setLive)]
+    pub fn set_live(&mut self, key: &str, value: JsValue) -> Result<(), JsValue> {
+        self.replica.set_live(key, &value)
     }
 
     #[wasm_bindgen(js_name = loadParams)]
-    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsError> {
+    pub fn load_params(&mut self, params: &[f32], step: f64) -> Result<(), JsValue> {
         self.replica.load_params(params, whole_of("step", step)?)
     }
 }

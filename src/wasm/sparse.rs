@@ -1,148 +1,85 @@
-//! The sparse lab's side of the facade: its settings from JS, its presets, and its snapshot
-//! (each head's attention over the positions, averaged over the test set and for one test
-//! input with its bits and label, the hidden positions, the picture of attention over
-//! training, and with a new evaluation the evaluations as columns), as JS objects of typed
-//! arrays. A sparse run is small: it trains on one worker (`LabRun`'s data-parallel calls
-//! are refused).
+//! The sparse lab's side of the facade: its entry (presets, model size, runs), its part of
+//! the snapshot (each head's attention over the positions, averaged over the test set and
+//! for one test input with its bits and label, the hidden positions, the picture of
+//! attention over training) as typed arrays, and the scaling experiment's search and fits.
+//! A sparse run is small: it trains on one worker (data-parallel calls are refused).
 
-use super::js::{
-    error, get, losses, presets_of, refusal, series_head, set, settings_of, to_js, transfer_list,
-};
-use super::lab::{Lab, LabRun, ReplicaBox, ONE_WORKER};
-use crate::config::ConfigError;
+use super::js::{get, set};
+use super::lab::{LabEntry, LabView};
+use crate::run::{Run, RunError};
 use crate::sparse::config::{SparseConfig, PRESETS};
 use crate::sparse::model::{Dims, SparseModel};
 use crate::sparse::scaling::{fit, log2_choose, median, SampleSearch};
-use crate::sparse::train::{SparseEvaluation, SparseTrainer};
-use js_sys::{Array, Float32Array, Object, Uint32Array};
+use crate::sparse::train::SparseTrainer;
+use js_sys::{Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 /// The sparse lab, as the facade lists it.
-pub const LAB: Lab = Lab {
-    name: "sparse",
-    presets,
-    validate: |c| match config(c) {
-        Ok(c) => to_js(&c).map(Ok),
-        Err(e) => Ok(Err(refusal(&e))),
-    },
-    check_weights: |c, params| {
-        let c = config(c).map_err(error)?;
-        let model = SparseModel::new(Dims {
+pub struct Sparse;
+
+impl LabEntry for Sparse {
+    type Config = SparseConfig;
+    const NAME: &'static str = "sparse";
+    const PRESETS: &'static [&'static str] = &PRESETS;
+
+    fn preset(name: &str) -> Option<SparseConfig> {
+        SparseConfig::preset(name)
+    }
+
+    fn param_count(c: &SparseConfig) -> usize {
+        SparseModel::new(Dims {
             length: c.length,
             width: c.width,
             heads: c.heads,
             mlp: c.mlp,
-        });
-        check_length(model.len, params)
-    },
-    run: |c, workers| {
+        })
+        .len
+    }
+
+    fn run(config: SparseConfig, workers: usize) -> Result<Box<dyn super::lab::LabRun>, RunError> {
         if workers != 1 {
-            return Err(JsError::new(ONE_WORKER));
+            return Err(super::lab::one_worker());
         }
-        Ok(Box::new(
-            SparseTrainer::new(config(c).map_err(error)?).map_err(error)?,
-        ))
-    },
-    replica: |_, _, _| -> Result<ReplicaBox, JsError> { Err(JsError::new(ONE_WORKER)) },
-};
-
-/// Weights of `n` finite values, or the refusal that says what is wrong with them.
-fn check_length(n: usize, params: &[f32]) -> Result<(), JsError> {
-    if params.len() != n {
-        return Err(JsError::new(&format!(
-            "weights: {} values for a model of {n}",
-            params.len()
-        )));
-    }
-    if params.iter().any(|x| !x.is_finite()) {
-        return Err(JsError::new("weights: a value is not a finite number"));
-    }
-    Ok(())
-}
-
-fn config(value: JsValue) -> Result<SparseConfig, ConfigError> {
-    settings_of(&value)
-}
-
-fn presets() -> Result<JsValue, JsError> {
-    presets_of(&PRESETS, SparseConfig::preset)
-}
-
-impl LabRun for SparseTrainer {
-    fn steps(&mut self, n: u32) -> Result<f32, JsError> {
-        let mut loss = self.last_loss();
-        for _ in 0..n {
-            loss = SparseTrainer::step(self).map_err(error)?;
-        }
-        Ok(loss)
-    }
-
-    fn step(&self) -> u64 {
-        self.step_count()
-    }
-
-    fn last_loss(&self) -> f32 {
-        SparseTrainer::last_loss(self)
-    }
-
-    fn config(&self) -> Result<JsValue, JsError> {
-        to_js(SparseTrainer::config(self))
-    }
-
-    fn snapshot(&self, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
-        snapshot(self, request)
-    }
-
-    fn history(&self) -> Result<Object, JsError> {
-        history(self).map(|(h, _)| h)
-    }
-
-    fn losses(&self) -> Result<Object, JsError> {
-        losses(SparseTrainer::losses(self))
-    }
-
-    fn reset(&mut self, seed: Option<u64>) {
-        SparseTrainer::reset(self, seed);
-    }
-
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), JsError> {
-        SparseTrainer::set_learning_rate(self, lr).map_err(error)
-    }
-
-    fn params(&self) -> &[f32] {
-        SparseTrainer::params(self)
-    }
-
-    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsError> {
-        check_length(self.params().len(), params)?;
-        SparseTrainer::load_params(self, params, step);
-        Ok(())
+        Ok(Box::new(SparseTrainer::new(config)?))
     }
 }
 
-/// The snapshot object, its typed arrays to transfer, and the history version it stands for.
-fn snapshot(t: &SparseTrainer, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
+impl LabView for SparseTrainer {
+    const LAB: &'static str = "sparse";
+
+    fn view(
+        &self,
+        request: &JsValue,
+        snap: &Object,
+        _new_history: bool,
+    ) -> Result<Vec<JsValue>, JsError> {
+        view(self, request, snap)
+    }
+
+    fn set_live(&mut self, config: &SparseConfig) -> Result<(), RunError> {
+        self.set_learning_rate(config.learning_rate)
+    }
+}
+
+/// The lab's part of a snapshot: each head's attention over the positions (averaged over the
+/// test set, and for the selected test input with its bits and label), the hidden
+/// positions and the picture of attention over training.
+fn view(t: &SparseTrainer, request: &JsValue, snap: &Object) -> Result<Vec<JsValue>, JsError> {
     let c = t.config();
     let examples = t.examples();
     let seq = get(request, "seq")
         .as_f64()
         .unwrap_or(0.0)
         .clamp(0.0, (examples - 1) as f64) as usize;
-    let snap = Object::new();
-    set(&snap, "lab", &"sparse".into())?;
-    set(&snap, "step", &(t.step_count() as f64).into())?;
-    set(&snap, "loss", &t.last_loss().into())?;
-    set(&snap, "workers", &1.0.into())?;
-    set(&snap, "config", &to_js(c)?)?;
-    set(&snap, "seq", &(seq as f64).into())?;
-    set(&snap, "head", &(-1.0).into())?;
+    set(snap, "seq", &(seq as f64).into())?;
+    set(snap, "head", &(-1.0).into())?;
     let shape = Object::new();
     set(&shape, "length", &(c.length as f64).into())?;
     set(&shape, "heads", &(c.heads as f64).into())?;
     set(&shape, "examples", &(examples as f64).into())?;
     set(&shape, "rejected", &(t.task().rejected as f64).into())?;
     set(&shape, "ambiguous", &t.task().ambiguous.into())?;
-    set(&snap, "shape", &shape)?;
+    set(snap, "shape", &shape)?;
     let hidden: Vec<u32> = t.task().hidden.iter().map(|&p| p as u32).collect();
     let test = &t.task().test;
     let input: Vec<u32> = test.input(seq).iter().map(|&b| u32::from(b)).collect();
@@ -166,42 +103,9 @@ fn snapshot(t: &SparseTrainer, request: &JsValue) -> Result<(Object, Array, u64)
         "picture",
     ];
     for (name, v) in names.iter().zip(&arrays) {
-        set(&snap, name, v)?;
+        set(snap, name, v)?;
     }
-    let mut transfer = transfer_list(&arrays.iter().collect::<Vec<_>>());
-    let have = get(request, "history").as_f64();
-    let version = t.history().version();
-    if have != Some(version as f64) {
-        let (history, columns) = history(t)?;
-        set(&snap, "history", &history)?;
-        transfer = transfer.concat(&transfer_list(&columns.iter().collect::<Vec<_>>()));
-    }
-    Ok((snap, transfer, version))
-}
-
-/// The evaluations as columns (each head's mass too, `mass_h1`…, with several heads), and
-/// those columns (to transfer).
-fn history(t: &SparseTrainer) -> Result<(Object, Vec<JsValue>), JsError> {
-    let h = t.history();
-    let out = Object::new();
-    let mut columns = vec![series_head(h, &out)?];
-    let mut column = |name: &str, f: &dyn Fn(&SparseEvaluation) -> f32| -> Result<(), JsError> {
-        let values: Vec<f32> = h.iter().map(|(_, e)| f(&e)).collect();
-        let values: JsValue = Float32Array::from(&values[..]).into();
-        set(&out, name, &values)?;
-        columns.push(values);
-        Ok(())
-    };
-    for (i, name) in SparseEvaluation::METRICS.iter().enumerate() {
-        column(name, &|e| e.metrics()[i])?;
-    }
-    let heads = t.config().heads;
-    if heads > 1 {
-        for k in 0..heads {
-            column(&format!("mass_h{}", k + 1), &|e| e.head_mass[k])?;
-        }
-    }
-    Ok((out, columns))
+    Ok(arrays.into())
 }
 
 /// The picture of attention over training: the steps of its rows (n,) and the rows (n, T).

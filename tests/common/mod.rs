@@ -1,12 +1,12 @@
 //! Helpers shared by the integration tests: tiny models, batches and loss closures.
 #![allow(dead_code)]
 
-use attention_playground::config::{AttentionMode, Config, TaskKind};
+use attention_playground::copying::config::{AttentionMode, Config, TaskKind};
+use attention_playground::copying::model::params::Dims;
+use attention_playground::copying::model::{Seq2Seq, Workspace};
+use attention_playground::copying::tasks::{Batch, Task};
 use attention_playground::kernels::{gemm, gemm_packed, Mat, MatMut, PackedB};
-use attention_playground::model::params::Dims;
-use attention_playground::model::{Seq2Seq, Workspace};
 use attention_playground::rng::Rng;
-use attention_playground::tasks::{Batch, Task};
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
 
 /// A tiny model with a fresh initialisation, a batch and its workspace.

@@ -1,7 +1,7 @@
 // @ts-check
 // End-to-end test of "KTIW predicts attention" through the page: comparing learned with
 // uniform attention draws the agreement chart, whose values equal the top-5% agreement
-// (SCIENCE.md 1.4, written again here from its definition) of the learned run's α with the
+// (docs/science.md 1.4, written again here from its definition) of the learned run's α with the
 // uniform run's β^uf over the evaluation batch whose maps the page shows; the agreement
 // rises far above its shuffled baseline as attention is learned.
 import { test } from 'node:test';
@@ -50,7 +50,8 @@ test('learned against uniform attention: the agreement chart is A(α, β^uf) of 
   }, null, { timeout: 30_000 });
   const got = await page.evaluate(() => {
     const ap = /** @type {any} */ (window).__ap;
-    return { learned: ap.evaluationMaps(0), uniform: ap.evaluationMaps(1), paired: ap.paired(), runs: ap.runs(), shown: [ap.maps(0), ap.maps(1)] };
+    const [learned, uniform] = [ap.evaluationMaps(0), ap.evaluationMaps(1)];
+    return { learned: { ...learned.maps, shape: learned.shape }, uniform: { ...uniform.maps, shape: uniform.shape }, paired: ap.paired(), runs: ap.runs(), shown: [ap.maps(0), ap.maps(1)] };
   });
   assert.deepEqual(got.runs.map((/** @type {any} */ r) => r.config.attention), ['learned', 'uniform']);
   const { tgtLen, srcLen, evalSeqs } = got.learned.shape;

@@ -111,7 +111,8 @@ export const copying = {
         measure(wasm, first, second, step) {
           const [learned, uniform] = first.config.attention === 'uniform' ? [second, first] : [first, second];
           const { tgtLen, srcLen } = /** @type {{ tgtLen: number, srcLen: number }} */ (first.shape);
-          const [uf, shuffled] = wasm.copyingAgreement(learned.evaluationAlpha, uniform.evaluationBeta, tgtLen, srcLen, step);
+          const maps = (/** @type {import('../../protocol.js').Snapshot} */ s) => /** @type {Record<string, Float32Array>} */ (s.evaluationMaps);
+          const [uf, shuffled] = wasm.copyingAgreement(maps(learned).alpha, maps(uniform).beta, tgtLen, srcLen, step);
           return { uf, uf_shuffled: shuffled };
         },
       },

@@ -1,8 +1,8 @@
-//! The copying tasks of SCIENCE.md 1.2 as seeded batch generators, each also saying which
+//! The copying tasks of docs/science.md 1.2 as seeded batch generators, each also saying which
 //! source position every target step is aligned with. Token ids: `0..V` ordinary,
 //! `EOS = V`, `SOS = V + 1`. The model and the metrics only read the batches made here.
 
-use crate::config::{Config, TaskKind};
+use crate::copying::config::{Config, TaskKind};
 use crate::rng::Rng;
 
 /// One batch of sequences, time-major as the LSTMs read it.

@@ -1,4 +1,4 @@
-//! The seq2seq model of SCIENCE.md 1.1: shared embedding, LSTM encoder (one or two
+//! The seq2seq model of docs/science.md 1.1: shared embedding, LSTM encoder (one or two
 //! directions), LSTM decoder started from the encoder's final state and teacher forced,
 //! `K` attention heads whose projected contexts are averaged, and the output layer (which
 //! applies each head's context projection fused with its own context weights).
@@ -9,7 +9,7 @@ pub mod lstm;
 pub mod output;
 pub mod params;
 
-use crate::tasks::Batch;
+use crate::copying::tasks::Batch;
 use attention::{attention_backward, attention_forward, AttnShape, Weights};
 use lstm::{lstm_backward, lstm_forward, LstmCache, LstmGrads, LstmScratch, LstmWeights, Start};
 use output::{

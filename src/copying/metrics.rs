@@ -1,13 +1,14 @@
-//! The paper's measurements (SCIENCE.md 1.4): token accuracy, attention accuracy, the KTIW
+//! The paper's measurements (docs/science.md 1.4): token accuracy, attention accuracy, the KTIW
 //! probe `β` with its accuracy and score, and the top-5% agreement of two matrices. They
 //! read a forward pass's workspace; they never change the model.
 
-use crate::config::MAX_HEADS;
+use crate::copying::config::MAX_HEADS;
+use crate::copying::model::params::Tensors;
+use crate::copying::model::{Seq2Seq, Workspace};
+use crate::copying::tasks::Batch;
 use crate::kernels::{add_bias_rows, math, matmul_nt, max_of};
-use crate::model::params::Tensors;
-use crate::model::{Seq2Seq, Workspace};
 use crate::rng::Rng;
-use crate::tasks::Batch;
+use crate::run::Metrics;
 use serde::{Deserialize, Serialize};
 
 /// The measurements of one evaluation on the fixed evaluation batch (teacher forced).
@@ -65,6 +66,23 @@ impl Evaluation {
         for (a, b) in self.head_attention.iter_mut().zip(&other.head_attention) {
             *a += w * b;
         }
+    }
+}
+
+impl Metrics for Evaluation {
+    const NAMES: &'static [&'static str] = &Evaluation::METRICS;
+    const BY_HEAD: Option<&'static str> = Some("attention_accuracy");
+
+    fn step(&self) -> u64 {
+        self.step
+    }
+
+    fn metric(&self, i: usize) -> f32 {
+        self.metrics()[i]
+    }
+
+    fn by_head(&self, k: usize) -> f32 {
+        self.head_attention[k]
     }
 }
 

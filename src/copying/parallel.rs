@@ -2,51 +2,26 @@
 //! computes the gradient of its share of each batch's rows (weighted by that share), the
 //! replicas' gradients are summed ([`accumulate`]) and every replica applies the same sum,
 //! so they stay identical; evaluations are split by rows the same way and gathered by the
-//! run ([`crate::train::Trainer`]). A run on one worker is one replica of one. How the
+//! run ([`crate::copying::train::Trainer`]). A run on one worker is one replica of one. How the
 //! gradients travel (messages between workers) is the page's business.
 
-use crate::config::{AttentionMode, Config, ConfigError, MAX_HEADS};
-use crate::metrics::{
+use crate::copying::config::{AttentionMode, Config, MAX_HEADS};
+use crate::copying::metrics::{
     aligned_accuracy, mean_agreement, mean_over_heads, token_accuracy, Evaluation, KtiwProbe,
 };
-use crate::model::params::{Dims, Layout};
-use crate::model::{Seq2Seq, Workspace};
+use crate::copying::model::params::{Dims, Layout};
+use crate::copying::model::{Seq2Seq, Workspace};
+use crate::copying::tasks::{Batch, Task};
 use crate::optim::Optimizer;
 use crate::rng::Rng;
-use crate::tasks::{Batch, Task};
-use std::fmt;
+use crate::run::{check_weights, RunError, DIVERGED_FACTOR};
+use crate::settings::{Settings, SettingsError};
 
 /// The independent random streams of one seed.
 const STREAM_INIT: u64 = 1;
 const STREAM_TRAIN: u64 = 2;
 const STREAM_EVAL: u64 = 3;
 const STREAM_TABLE: u64 = 4;
-
-/// A loss above this many times chance level (`ln NT`, the loss of a uniform guess) means
-/// the run has diverged: with bounded gradients the weights grow without ever reaching NaN,
-/// so waiting for a NaN would wait for ever.
-pub const DIVERGED_FACTOR: f32 = 10.0;
-
-/// A step that could not be applied.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum StepError {
-    /// The loss is NaN, infinite or above [`DIVERGED_FACTOR`] × chance, or a gradient is not
-    /// finite; the parameters were left as they were.
-    Diverged { step: u64, loss: f32 },
-}
-
-impl fmt::Display for StepError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match self {
-            StepError::Diverged { step, loss } => write!(
-                f,
-                "training diverged at step {step} (loss {loss}): lower the learning rate and reset"
-            ),
-        }
-    }
-}
-
-impl std::error::Error for StepError {}
 
 /// Rows `lo..hi` of a batch: share `index` of `count` near-equal parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -210,17 +185,17 @@ pub struct Replica {
 impl Replica {
     /// Replica `index` of `count` of a run of `config`, at step 0. With `count == 1` it
     /// trains on whole batches.
-    pub fn new(config: Config, index: usize, count: usize) -> Result<Replica, ConfigError> {
+    pub fn new(config: Config, index: usize, count: usize) -> Result<Replica, SettingsError> {
         config.validate()?;
         let b = config.batch;
         if count == 0 || count > b {
-            return Err(ConfigError::new(
+            return Err(SettingsError::new(
                 "workers",
                 format!("must be a whole number from 1 to the batch size {b}, got {count}"),
             ));
         }
         if index >= count {
-            return Err(ConfigError::new(
+            return Err(SettingsError::new(
                 "worker",
                 format!("must be below the number of workers {count}, got {index}"),
             ));
@@ -270,7 +245,7 @@ impl Replica {
     }
 
     /// Changes the learning rate from the next step on.
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), SettingsError> {
         Config {
             learning_rate: lr,
             ..self.config.clone()
@@ -284,7 +259,7 @@ impl Replica {
     /// Draws the next batch and computes the gradient of the mean loss over this replica's
     /// rows, weighted by its share of the batch, into [`Replica::gradient`]; returns that
     /// loss, weighted the same way. Nothing is updated yet.
-    pub fn compute_gradient(&mut self) -> Result<f32, StepError> {
+    pub fn compute_gradient(&mut self) -> Result<f32, RunError> {
         self.task.fill(&mut self.train_rng, &mut self.train_batch);
         let batch = if self.shard.count == 1 {
             &self.train_batch
@@ -297,7 +272,7 @@ impl Replica {
         let loss = self.model.forward(&p, &mut self.train_ws, batch);
         let chance = (self.model.dims.n_tok as f32).ln();
         if !(loss.is_finite() && loss <= DIVERGED_FACTOR * chance) {
-            return Err(StepError::Diverged {
+            return Err(RunError::Diverged {
                 step: self.step,
                 loss,
             });
@@ -305,7 +280,7 @@ impl Replica {
         self.model
             .backward(&p, &mut self.grads, &mut self.train_ws, batch);
         if !self.grads.iter().all(|g| g.is_finite()) {
-            return Err(StepError::Diverged {
+            return Err(RunError::Diverged {
                 step: self.step,
                 loss: f32::NAN,
             });
@@ -365,7 +340,7 @@ impl Replica {
     /// Replaces the parameters with saved ones as the state after `step` updates; the
     /// optimiser's moments and the batch stream start afresh. A buffer of another length or
     /// with a non-finite value changes nothing.
-    pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), String> {
+    pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
         check_weights(self.params.len(), params)?;
         self.params.copy_from_slice(params);
         self.optimizer.reset();
@@ -414,21 +389,12 @@ pub fn dims_of(config: &Config) -> Dims {
 
 /// Whether `params` could be loaded into a model of `config`, without building one: valid
 /// settings, as many values as their model has, all finite.
-pub fn check_params(config: &Config, params: &[f32]) -> Result<(), String> {
-    config.validate().map_err(|e| e.to_string())?;
-    check_weights(Layout::new(dims_of(config)).len, params)
+pub fn check_params(config: &Config, params: &[f32]) -> Result<(), RunError> {
+    config.validate()?;
+    check_weights(param_count(config), params)
 }
 
-/// `params` are `len` finite values.
-fn check_weights(len: usize, params: &[f32]) -> Result<(), String> {
-    if params.len() != len {
-        return Err(format!(
-            "weights: {} values, but this model has {len} (are the settings the same?)",
-            params.len()
-        ));
-    }
-    if let Some(i) = params.iter().position(|x| !x.is_finite()) {
-        return Err(format!("weights: value {i} is {}", params[i]));
-    }
-    Ok(())
+/// The parameters of a model of `config`.
+pub fn param_count(config: &Config) -> usize {
+    Layout::new(dims_of(config)).len
 }

@@ -4,24 +4,19 @@
 //! parts, and the run's series of training losses and evaluations in bounded memory
 //! (`series.rs`). Everything is allocated in `new`; a step allocates nothing.
 
-use crate::config::{Config, ConfigError};
-use crate::metrics::mean_over_heads;
-use crate::model::Seq2Seq;
-use crate::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
+use super::config::Config;
+use super::metrics::mean_over_heads;
+use super::model::Seq2Seq;
+use super::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
+use super::tasks::Batch;
+use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_WHOLE};
+use crate::run::{LOSSES_RECENT, LOSSES_WHOLE};
 use crate::series::Series;
-use crate::tasks::Batch;
+use crate::settings::SettingsError;
 use ndarray::{s, Array3, Array4};
 
-pub use crate::metrics::Evaluation;
-pub use crate::parallel::{check_params, StepError, DIVERGED_FACTOR};
-
-/// Slots of a run's training-loss series: the thinned record of the whole run, and every
-/// loss of the latest steps.
-pub const LOSSES_WHOLE: usize = 4096;
-pub const LOSSES_RECENT: usize = 1024;
-/// The same for its evaluations (one every `eval_every` steps).
-pub const HISTORY_WHOLE: usize = 2048;
-pub const HISTORY_RECENT: usize = 512;
+pub use super::metrics::Evaluation;
+pub use super::parallel::check_params;
 
 /// A run's evaluations: the latest maps of the whole evaluation batch, the evaluation
 /// being gathered from the replicas' parts, and the series of them all.
@@ -106,13 +101,13 @@ pub struct Trainer {
 
 impl Trainer {
     /// A fresh run of `config` on one worker, evaluated once at step 0.
-    pub fn new(config: Config) -> Result<Trainer, ConfigError> {
+    pub fn new(config: Config) -> Result<Trainer, SettingsError> {
         Trainer::leader(config, 1)
     }
 
     /// A fresh run of `config` whose batches `count` replicas share: this trainer is
     /// replica 0 (see `parallel.rs`); the others are [`Replica`]s `1..count`.
-    pub fn leader(config: Config, count: usize) -> Result<Trainer, ConfigError> {
+    pub fn leader(config: Config, count: usize) -> Result<Trainer, SettingsError> {
         let replica = Replica::new(config.clone(), 0, count)?;
         let whole = (count > 1).then(|| {
             let all = Shard::new(0, 1, config.eval_batch);
@@ -151,33 +146,9 @@ impl Trainer {
         self.evaluate();
     }
 
-    /// Starts the run again from step 0, with the same seed or a new one.
-    pub fn reset(&mut self, seed: Option<u64>) {
-        self.replica.reset(seed);
-        self.restart();
-    }
-
-    /// Changes the learning rate from the next step on (the run goes on).
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), ConfigError> {
-        self.replica.set_learning_rate(lr)
-    }
-
-    /// One training step on a fresh batch, for a run on one worker; evaluates when the step
-    /// count reaches a multiple of `eval_every`. Returns the batch's training loss.
-    pub fn step(&mut self) -> Result<f32, StepError> {
-        assert_eq!(
-            self.replica.shard().count,
-            1,
-            "a data-parallel run steps through compute_gradient, add_gradient and apply"
-        );
-        let loss = self.compute_gradient()?;
-        self.apply();
-        Ok(loss)
-    }
-
     /// The first part of a data-parallel step: draws the batch and computes this replica's
     /// weighted gradient and loss (the start of their sums).
-    pub fn compute_gradient(&mut self) -> Result<f32, StepError> {
+    pub fn compute_gradient(&mut self) -> Result<f32, RunError> {
         let loss = self.replica.compute_gradient()?;
         self.pending_loss = loss;
         Ok(loss)
@@ -219,68 +190,19 @@ impl Trainer {
 
     /// Adds another replica's part of the due evaluation; with the last one the evaluation
     /// is recorded. A part of another step or shape is refused.
-    pub fn add_evaluation_part(&mut self, part: &EvaluationPart) -> Result<(), String> {
+    pub fn add_evaluation_part(&mut self, part: &EvaluationPart) -> Result<(), RunError> {
         if !self.evaluations.fits(part) {
-            return Err(format!(
+            return Err(RunError::Internal(format!(
                 "an evaluation part that does not fit: step {}, rows {}..{}",
                 part.evaluation.step, part.lo, part.hi
-            ));
+            )));
         }
         self.evaluations.add(part);
         Ok(())
     }
 
-    /// Evaluates the whole evaluation batch now (replacing an evaluation of the same step).
-    pub fn evaluate(&mut self) -> Evaluation {
-        let step = self.replica.step_count();
-        self.evaluations.expect(step, 1);
-        let part = match self.whole.as_mut() {
-            Some(w) => {
-                let r = &self.replica;
-                Some(w.evaluate(r.model(), r.params(), r.eval_batch(), step))
-            }
-            None => self.replica.evaluate_rows(),
-        };
-        self.evaluations
-            .add(&part.expect("one evaluator evaluates every row"));
-        *self.latest()
-    }
-
-    pub fn config(&self) -> &Config {
-        self.replica.config()
-    }
-
     pub fn model(&self) -> &Seq2Seq {
         self.replica.model()
-    }
-
-    /// Updates applied so far.
-    pub fn step_count(&self) -> u64 {
-        self.replica.step_count()
-    }
-
-    /// Training loss of the last applied step (NaN before the first).
-    pub fn last_loss(&self) -> f32 {
-        self.last_loss
-    }
-
-    /// The evaluations of the run, oldest first (every one of the latest, an evenly
-    /// thinned record of the rest).
-    pub fn history(&self) -> &Series<Evaluation> {
-        &self.evaluations.history
-    }
-
-    /// The training loss of every update of the run by the step it made (every one of the
-    /// latest, an evenly thinned record of the rest).
-    pub fn losses(&self) -> &Series<f32> {
-        &self.losses
-    }
-
-    pub fn latest(&self) -> &Evaluation {
-        self.evaluations
-            .history
-            .last_value()
-            .expect("evaluated at start")
     }
 
     /// The fixed evaluation batch (its tokens label the heatmaps' axes).
@@ -322,20 +244,85 @@ impl Trainer {
             .to_slice()
             .expect("a sequence's map is contiguous")
     }
+}
+
+impl Run for Trainer {
+    type Config = Config;
+    type Evaluation = Evaluation;
+
+    fn config(&self) -> &Config {
+        self.replica.config()
+    }
+
+    /// One training step on a fresh batch, for a run on one worker (a data-parallel run
+    /// steps through `compute_gradient`, `add_gradient` and `apply`).
+    fn step(&mut self) -> Result<f32, RunError> {
+        assert_eq!(
+            self.replica.shard().count,
+            1,
+            "a data-parallel run steps through compute_gradient, add_gradient and apply"
+        );
+        let loss = self.compute_gradient()?;
+        self.apply();
+        Ok(loss)
+    }
+
+    /// Evaluates the whole evaluation batch now.
+    fn evaluate(&mut self) -> Evaluation {
+        let step = self.replica.step_count();
+        self.evaluations.expect(step, 1);
+        let part = match self.whole.as_mut() {
+            Some(w) => {
+                let r = &self.replica;
+                Some(w.evaluate(r.model(), r.params(), r.eval_batch(), step))
+            }
+            None => self.replica.evaluate_rows(),
+        };
+        self.evaluations
+            .add(&part.expect("one evaluator evaluates every row"));
+        *self.latest()
+    }
+
+    fn reset(&mut self, seed: Option<u64>) {
+        self.replica.reset(seed);
+        self.restart();
+    }
+
+    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
+        Ok(self.replica.set_learning_rate(lr)?)
+    }
 
     /// The flat parameter buffer (layout `model().layout`).
-    pub fn params(&self) -> &[f32] {
+    fn params(&self) -> &[f32] {
         self.replica.params()
     }
 
-    /// Replaces the parameters with saved ones (a trained model shown without retraining),
-    /// as the state after `step` updates: the series restart with an evaluation of them.
-    /// The optimizer's moments and the training batches start afresh (the saved weights do
-    /// not hold them), so training on from here is not the original run's continuation.
-    /// A buffer of another length or with a non-finite value changes nothing.
-    pub fn load_params(&mut self, params: &[f32], step: u64) -> Result<Evaluation, String> {
+    /// Saved weights (a trained model shown without retraining): the optimizer's moments
+    /// and the training batches start afresh (the saved weights do not hold them), so
+    /// training on from here is not the original run's continuation.
+    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
         self.replica.load_params(params, step)?;
         self.restart();
-        Ok(*self.latest())
+        Ok(())
+    }
+
+    fn history(&self) -> &Series<Evaluation> {
+        &self.evaluations.history
+    }
+
+    fn losses(&self) -> &Series<f32> {
+        &self.losses
+    }
+
+    fn step_count(&self) -> u64 {
+        self.replica.step_count()
+    }
+
+    fn last_loss(&self) -> f32 {
+        self.last_loss
+    }
+
+    fn heads(&self) -> usize {
+        self.config().heads
     }
 }
