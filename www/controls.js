@@ -13,7 +13,7 @@ import { quote } from './url.js';
 /** @typedef {import('./store.js').Store} Store */
 /** @typedef {import('./store.js').State} State */
 /** @typedef {import('./runs.js').Runs} Runs */
-/** @typedef {import('./labs/index.js').Setting} Setting */
+/** @typedef {import('./labs/index.js').Field} Field */
 
 /** @param {string} id */
 const select = (id) => /** @type {HTMLSelectElement} */ (byId(id));
@@ -138,7 +138,7 @@ export function createControls({ store, runs, cores, actions }) {
     aligned.checked = s.aligned;
     cmap.value = s.colormap;
     theme.value = s.theme;
-    if (!prev || prev.config !== s.config) fillForm(lab.settings, s.config);
+    if (!prev || prev.config !== s.config) fillForm(store.fields, s.config);
     syncSelection(store, s);
     showStory(store, s);
     const viewing = s.viewing;
@@ -200,48 +200,49 @@ function showStory(store, s) {
   button('story-next').disabled = k === story.length - 1;
 }
 
-/** The settings form, one field per setting of the lab. @param {Store} store */
+/** The settings form, one input per field of the lab's settings (the trainer's), with the
+ * lab's help text. @param {Store} store */
 function buildSettings(store) {
   const form = byId('settings');
-  for (const s of store.lab.settings) {
-    const id = `set-${s.key}`;
+  for (const f of store.fields) {
+    const id = `set-${f.key}`;
     /** @type {HTMLInputElement | HTMLSelectElement} */
     let input;
-    if (s.kind === 'select') {
+    if (f.kind === 'choice') {
       input = h('select', {});
-      for (const [v, text] of s.options ?? []) input.append(new Option(text, v));
+      for (const c of f.choices ?? []) input.append(new Option(c.words, c.name));
     } else {
-      input = h('input', { type: s.kind === 'checkbox' ? 'checkbox' : 'text' });
-      if (s.kind !== 'checkbox') input.inputMode = s.kind === 'int' ? 'numeric' : 'decimal';
+      input = h('input', { type: f.kind === 'switch' ? 'checkbox' : 'text' });
+      if (f.kind !== 'switch') input.inputMode = f.kind === 'whole' ? 'numeric' : 'decimal';
     }
     input.id = id;
-    input.title = s.help;
-    input.setAttribute('aria-describedby', `err-${s.key}`);
-    const label = h('label', { for: id }, s.label);
-    const err = h('div', { id: `err-${s.key}`, class: 'field-error', role: 'alert', hidden: true });
-    input.addEventListener('change', () => onSettingChange(store, s, input));
-    form.append(h('div', { class: 'setting' }, ...(s.kind === 'checkbox' ? [input, label, err] : [label, input, err])));
+    input.title = store.lab.help[f.key] ?? f.words;
+    input.setAttribute('aria-describedby', `err-${f.key}`);
+    const label = h('label', { for: id }, f.words);
+    const err = h('div', { id: `err-${f.key}`, class: 'field-error', role: 'alert', hidden: true });
+    input.addEventListener('change', () => onSettingChange(store, f, input));
+    form.append(h('div', { class: 'setting' }, ...(f.kind === 'switch' ? [input, label, err] : [label, input, err])));
   }
 }
 
-/** @param {Store} store @param {Setting} s @param {HTMLInputElement | HTMLSelectElement} input */
-function onSettingChange(store, s, input) {
+/** @param {Store} store @param {Field} f @param {HTMLInputElement | HTMLSelectElement} input */
+function onSettingChange(store, f, input) {
   const raw = input instanceof HTMLInputElement && input.type === 'checkbox' ? input.checked : input.value;
-  const refused = store.setSetting(s.key, raw);
-  if (refused) showFieldError(s.key, refused);
-  else clearFieldError(s.key);
+  const refused = store.setSetting(f.key, raw);
+  if (refused) showFieldError(f.key, refused);
+  else clearFieldError(f.key);
 }
 
-/** Puts settings into the form. @param {Setting[]} settings @param {Record<string, unknown>} config */
-function fillForm(settings, config) {
-  for (const s of settings) {
-    const el = /** @type {HTMLInputElement} */ (byId(`set-${s.key}`));
-    const v = config[s.key];
-    if (s.kind === 'checkbox') el.checked = Boolean(v);
+/** Puts settings into the form. @param {Field[]} fields @param {Record<string, unknown>} config */
+function fillForm(fields, config) {
+  for (const f of fields) {
+    const el = /** @type {HTMLInputElement} */ (byId(`set-${f.key}`));
+    const v = config[f.key];
+    if (f.kind === 'switch') el.checked = Boolean(v);
     // f32 settings arrive widened to f64 (1e-3 → 0.0010000000474974513): show 6 digits.
-    else if (s.kind === 'float' && typeof v === 'number') el.value = String(Number(v.toPrecision(6)));
+    else if (f.kind === 'positive' && typeof v === 'number') el.value = String(Number(v.toPrecision(6)));
     else el.value = String(v);
-    clearFieldError(s.key);
+    clearFieldError(f.key);
   }
 }
 

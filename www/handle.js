@@ -115,6 +115,11 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
     presets() {
       return structuredClone(store.presets);
     },
+    /** The fields of the lab's settings, as the trainer defines them (`{ key, words, live,
+     * kind, min, max, choices }`), in the order the form lists them. */
+    settings() {
+      return structuredClone(store.fields);
+    },
     /** The store's state (settings, view options, playing, story step), a copy. */
     state() {
       const { viewing, ...rest } = store.state;

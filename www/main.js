@@ -62,7 +62,7 @@ async function boot() {
       return { error: err.message, field: err.field };
     }
   };
-  const store = new Store(lab, wasm.presets(lab.name), validate, DEFAULT_LAB);
+  const store = new Store(lab, { fields: wasm.settings(lab.name), presets: wasm.presets(lab.name), validate }, DEFAULT_LAB);
   const runs = new Runs({ store, variant, module, wasm, cores, onEvent, onBudget });
   const sweeps = new Sweeps({ store, variant, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });

@@ -38,7 +38,7 @@ export class Runs {
     this.pairedOf = { runs: '', step: -1 };
     /** @private */ this.lab = store.lab;
     /** The settings that apply to a running model (the rest start a new run). @private */
-    this.live = store.lab.settings.filter((f) => f.live).map((f) => f.key);
+    this.live = store.fields.filter((f) => f.live).map((f) => f.key);
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;

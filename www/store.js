@@ -29,15 +29,22 @@ import { storySetup, budgetOf } from './labs/index.js';
  * @typedef {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string, field?: string }} Validate
  */
 
+/**
+ * What the trainer says of a lab's settings: their fields (in the order a form lists
+ * them), its presets by name, and its verdict on settings.
+ * @typedef {{ fields: import('./labs/index.js').Field[], presets: Record<string, Record<string, unknown>>,
+ *   validate: Validate }} Trainer
+ */
+
 export class Store {
   /**
    * @param {Lab} lab
-   * @param {Record<string, Record<string, unknown>>} presets the trainer's, by name
-   * @param {Validate} validate
+   * @param {Trainer} trainer the trainer's fields, presets and verdict of the lab
    * @param {string} defaultLab
    */
-  constructor(lab, presets, validate, defaultLab) {
+  constructor(lab, { fields, presets, validate }, defaultLab) {
     /** @readonly */ this.lab = lab;
+    /** @readonly */ this.fields = fields;
     /** @readonly */ this.presets = presets;
     /** @private */ this.validate = validate;
     /** @private */ this.defaultLab = defaultLab;
@@ -133,7 +140,7 @@ export class Store {
    * learning rate changed while training keeps the preset) and those in `ignore`.
    * @param {string[]} [ignore] */
   custom(ignore = []) {
-    const same = new Set([...this.lab.settings.filter((s) => s.live).map((s) => s.key), ...ignore]);
+    const same = new Set([...this.fields.filter((f) => f.live).map((f) => f.key), ...ignore]);
     const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !same.has(k)));
     return differs(this.state.config, base);
   }
@@ -160,7 +167,7 @@ export class Store {
   setSetting(key, value) {
     const r = this.validate({ ...this.state.config, [key]: value });
     if ('error' in r) return r.error;
-    const live = this.lab.settings.find((s) => s.key === key)?.live;
+    const live = this.fields.find((f) => f.key === key)?.live;
     this.update({ config: r.config, viewing: null, fresh: this.state.fresh + (live ? 0 : 1) });
     return null;
   }

@@ -48,7 +48,10 @@ test('the settings form: each bad value is refused beside its field, in words wi
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step >= 2);
   const before = (await shown(page)).config;
   const r = rng(11);
-  const typed = copying.settings.filter((s) => s.kind === 'int' || s.kind === 'float');
+  /** @type {{ key: string, words: string, kind: string }[]} */
+  const fields = await page.evaluate(() => /** @type {any} */ (window).__ap.settings());
+  const typed = fields.filter((s) => s.kind === 'whole' || s.kind === 'positive');
+  assert.deepEqual(fields.map((f) => f.key), Object.keys(KEYS).filter((k) => KEYS[k].kind === 'config'), 'the form has every setting of the link');
   for (const s of typed) {
     for (let i = 0; i < 8; i++) {
       const value = pick(r, KEYS[s.key].bad);
@@ -57,7 +60,7 @@ test('the settings form: each bad value is refused beside its field, in words wi
       const said = await page.textContent(`#err-${s.key}`) ?? '';
       const context = `${s.key} = “${value.slice(0, 40)}”`;
       assert.ok(await page.isVisible(`#err-${s.key}`), `${context}: refused beside the field`);
-      assert.ok(said.startsWith(`${s.label} (${s.key}): must be `), `${context}: “${said}”`);
+      assert.ok(said.startsWith(`${s.words} (${s.key}): must be `), `${context}: “${said}”`);
       assert.ok(said.length < 200, `${context}: ${said.length} characters`);
       assert.equal(await page.getAttribute(`#set-${s.key}`, 'aria-invalid'), 'true');
     }

@@ -10,13 +10,13 @@ import { Store } from '../../www/store.js';
 import { summarize } from '../../www/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { KEYS, rng, names, generateLink } from './link-cases.js';
-import wasm, { validator } from './wasm-node.js';
+import wasm, { validator, trainer } from './wasm-node.js';
 
 const presets = wasm.presets('copying');
 
 test('1,500 generated links: every bad key named once with its range, every good key applied, messages bounded', () => {
   const r = rng(20261204);
-  const store = new Store(copying, presets, validator('copying'), 'copying');
+  const store = new Store(copying, trainer('copying'), 'copying');
   let bad = 0;
   let good = 0;
   for (let i = 0; i < 1500; i++) {
@@ -55,7 +55,7 @@ test('1,500 generated links: every bad key named once with its range, every good
       if (c > 1) assert.ok(problems.some((p) => p.includes(c === 2 ? 'is given twice' : `is given ${c} times`)), `${context}: ${k} repeated`);
     }
     // A link the page writes of this state reads back as the same state.
-    const again = new Store(copying, presets, validator('copying'), 'copying');
+    const again = new Store(copying, trainer('copying'), 'copying');
     assert.deepEqual(again.readLink(store.link()), [], `${context}: its own link reads without a word`);
     assert.deepEqual(again.state.config, s.config, context);
   }

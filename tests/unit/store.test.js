@@ -7,9 +7,9 @@ import assert from 'node:assert/strict';
 import { Store } from '../../www/store.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { storySetup, budgetOf } from '../../www/labs/index.js';
-import wasm, { validator } from './wasm-node.js';
+import wasm, { validator, trainer } from './wasm-node.js';
 
-const fresh = () => new Store(copying, wasm.presets('copying'), validator('copying'), 'copying');
+const fresh = () => new Store(copying, trainer('copying'), 'copying');
 
 test('a link applies what the trainer accepts and names the rest', () => {
   const store = fresh();

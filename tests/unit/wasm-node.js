@@ -23,3 +23,9 @@ export function validator(lab) {
     }
   };
 }
+
+/** What the trainer says of lab `lab`'s settings, as the page's store takes it.
+ * @param {string} lab @returns {import('../../www/store.js').Trainer} */
+export function trainer(lab) {
+  return { fields: wasm.settings(lab), presets: wasm.presets(lab), validate: validator(lab) };
+}

@@ -8,10 +8,12 @@ import { copying } from './copying/lab.js';
 import { sparse } from './sparse/lab.js';
 
 /**
- * A field of the settings form.
- * @typedef {{ key: string, label: string, kind: 'int' | 'float' | 'select' | 'checkbox',
- *   options?: [string, string][], live?: boolean, help: string }} Setting
- * `live`: applied to the running model (no new run).
+ * A field of a lab's settings, as the trainer defines it (the facade's `settings(lab)`,
+ * written once in the lab's Rust): its key, the words a person knows it by, its range
+ * (`kind` with `min` and `max` for a number, `choices` for a choice), and whether it applies
+ * to the running model (`live`) rather than starting a new run.
+ * @typedef {{ key: string, words: string, live: boolean, kind: 'whole' | 'positive' | 'choice' | 'switch',
+ *   min?: number, max?: number, choices?: { name: string, words: string }[] }} Field
  */
 
 /**
@@ -108,7 +110,8 @@ import { sparse } from './sparse/lab.js';
  * @property {string} title
  * @property {string} menuName its name in the page's menu of labs
  * @property {string} tagline
- * @property {Setting[]} settings
+ * @property {Record<string, string>} help what each setting does, by key (its field, words and
+ *   range are the trainer's: `Field`)
  * @property {Record<string, string>} presetLabels the words the page shows for the facade's presets
  * @property {Record<string, string>} presetAliases friendlier names a link may use
  * @property {string} defaultPreset

@@ -1,36 +1,31 @@
 // @ts-check
 // The copying lab (Snell et al. 2021): a seq2seq LSTM with attention learns to copy. This
-// file is what the shell needs to know of it as data: its settings, presets' names,
-// contrasts to compare, classroom story, metrics and charts. Its views are views.js; its
+// file is what the shell needs to know of it as data: its settings' help, presets' names,
+// contrasts to compare, classroom story, metrics and charts (its settings themselves are the
+// trainer's: src/copying/config.rs). Its views are views.js; its
 // model is the Rust crate's (the wasm facade's lab "copying"). Pure: no DOM here.
 
 import { createViews, explain } from './views.js';
 
 /** @typedef {import('../index.js').Lab} Lab */
-/** @typedef {import('../index.js').Setting} Setting */
 
-/** The settings, in the order the form shows them. @type {Setting[]} */
-const SETTINGS = [
-  { key: 'task', label: 'Task', kind: 'select', help: 'What the target is made of.',
-    options: [['copy', 'copy'], ['reverse', 'reverse'], ['translate', 'translate (word table)']] },
-  { key: 'distinct', label: 'Distinct tokens', kind: 'checkbox',
-    help: 'Each source has L different tokens out of V; with V = L every source is a permutation (the hard task).' },
-  { key: 'vocab', label: 'Vocabulary V', kind: 'int', help: 'Number of ordinary tokens.' },
-  { key: 'length', label: 'Length L', kind: 'int', help: 'Tokens per source, before EOS.' },
-  { key: 'hidden', label: 'Width H', kind: 'int', help: 'Width of the embedding and both LSTMs.' },
-  { key: 'batch', label: 'Batch', kind: 'int', help: 'Fresh sequences per training step.' },
-  { key: 'learning_rate', label: 'Learning rate', kind: 'float', live: true,
-    help: 'Applies at once, without restarting.' },
-  { key: 'optimizer', label: 'Optimiser', kind: 'select', help: 'Adam with PyTorch defaults, or plain SGD.',
-    options: [['adam', 'Adam'], ['sgd', 'SGD']] },
-  { key: 'attention', label: 'Attention', kind: 'select',
-    help: 'Uniform forces every score to zero: the decoder sees the average of the source.',
-    options: [['learned', 'learned'], ['uniform', 'uniform']] },
-  { key: 'heads', label: 'Heads K', kind: 'int', help: 'Attention heads; their contexts are averaged.' },
-  { key: 'bidirectional', label: 'Bidirectional encoder', kind: 'checkbox',
-    help: 'Read the source both ways; outputs concatenated.' },
-  { key: 'seed', label: 'Seed', kind: 'int', help: 'Same seed, same run, bit for bit.' },
-];
+/** What each setting does, by key (its words and range are the trainer's). */
+const HELP = {
+  task: 'What the target is made of.',
+  distinct: 'Each source has L different tokens out of V; with V = L every source is a permutation (the hard task).',
+  vocab: 'Number of ordinary tokens.',
+  length: 'Tokens per source, before EOS.',
+  hidden: 'Width of the embedding and both LSTMs.',
+  batch: 'Fresh sequences per training step.',
+  learning_rate: 'Applies at once, without restarting.',
+  optimizer: 'Adam with PyTorch defaults, or plain SGD.',
+  attention: 'Uniform forces every score to zero: the decoder sees the average of the source.',
+  heads: 'Attention heads; their contexts are averaged.',
+  bidirectional: 'Read the source both ways; outputs concatenated.',
+  seed: 'Same seed, same run, bit for bit.',
+  eval_every: 'Steps between two evaluations of the fixed evaluation batch (and one at step 0).',
+  eval_batch: 'Sequences of the fixed evaluation batch that the metrics and maps are measured on.',
+};
 
 /** Heads of the several-heads contrast (as the small-heads preset). */
 const MANY_HEADS = 8;
@@ -68,7 +63,7 @@ export const copying = {
   title: 'Attention Playground',
   menuName: 'Copying (Snell et al. 2021)',
   tagline: 'A seq2seq LSTM with attention learns to copy, live in your browser (Snell et al., 2021).',
-  settings: SETTINGS,
+  help: HELP,
   presetLabels: {
     'small-easy': 'Easy copying',
     'small-hard': 'Hard copying (permutations)',

@@ -1,32 +1,32 @@
 // @ts-check
 // The sparse lab (Edelman et al. 2022): one self-attention layer learns a sparse Boolean
 // function of a bit string by attending to its few hidden positions. This file is what the
-// shell needs to know of it as data: its settings, presets' names, contrasts, story,
-// metrics and charts. Its views are views.js; its model is the Rust crate's (the wasm
-// facade's lab "sparse"). Pure: no DOM here.
+// shell needs to know of it as data: its settings' help, presets' names, contrasts, story,
+// metrics and charts (its settings themselves are the trainer's: src/sparse/config.rs).
+// Its views are views.js; its model is the Rust crate's (the wasm facade's lab "sparse").
+// Pure: no DOM here.
 
 import { createViews, explain } from './views.js';
 import { scalingExperiment } from './scaling.js';
 import { createScalingView } from './scaling-view.js';
 
 /** @typedef {import('../index.js').Lab} Lab */
-/** @typedef {import('../index.js').Setting} Setting */
 
-/** The settings, in the order the form shows them. @type {Setting[]} */
-const SETTINGS = [
-  { key: 'function', label: 'Function', kind: 'select', help: 'What the label is of the hidden bits.',
-    options: [['and', 'AND'], ['or', 'OR'], ['majority', 'majority'], ['parity', 'parity']] },
-  { key: 'length', label: 'Length T', kind: 'int', help: 'Bits of an input.' },
-  { key: 'sparsity', label: 'Hidden bits s', kind: 'int', help: 'How many positions the label depends on (drawn from the seed).' },
-  { key: 'samples', label: 'Training samples m', kind: 'int', help: 'The fixed training set, drawn once.' },
-  { key: 'test_samples', label: 'Test samples', kind: 'int', help: 'Fresh inputs the test accuracy is measured on.' },
-  { key: 'width', label: 'Width d', kind: 'int', help: 'Width of the embeddings, keys, queries and values.' },
-  { key: 'heads', label: 'Heads K', kind: 'int', help: 'Attention heads; what they read is concatenated.' },
-  { key: 'mlp', label: 'MLP width', kind: 'int', help: 'Units of the ReLU layer between the heads and the label.' },
-  { key: 'batch', label: 'Batch', kind: 'int', help: 'Training samples per step (a smaller training set is one batch).' },
-  { key: 'learning_rate', label: 'Learning rate', kind: 'float', live: true, help: 'Adam’s; applies at once, without restarting.' },
-  { key: 'seed', label: 'Seed', kind: 'int', help: 'Same seed, same hidden set, data and run, bit for bit.' },
-];
+/** What each setting does, by key (its words and range are the trainer's). */
+const HELP = {
+  function: 'What the label is of the hidden bits.',
+  length: 'Bits of an input.',
+  sparsity: 'How many positions the label depends on (drawn from the seed).',
+  samples: 'The fixed training set, drawn once.',
+  test_samples: 'Fresh inputs the test accuracy is measured on.',
+  width: 'Width of the embeddings, keys, queries and values.',
+  heads: 'Attention heads; what they read is concatenated.',
+  mlp: 'Units of the ReLU layer between the heads and the label.',
+  batch: 'Training samples per step (a smaller training set is one batch).',
+  learning_rate: 'Adam’s; applies at once, without restarting.',
+  seed: 'Same seed, same hidden set, data and run, bit for bit.',
+  eval_every: 'Steps between two evaluations on the training and test sets (and one at step 0).',
+};
 
 /** Solid for the first run, dashed for the second. */
 const RUN_DASH = [[], [6, 4]];
@@ -47,7 +47,7 @@ export const sparse = {
   title: 'Attention Playground: sparse variables',
   menuName: 'Sparse variables (Edelman et al. 2022)',
   tagline: 'One self-attention layer finds the few bits a label depends on, live in your browser (Edelman et al., 2022).',
-  settings: SETTINGS,
+  help: HELP,
   presetLabels: {
     'and-3': 'AND of 3 bits, enough samples',
     'and-3-few': 'AND of 3 bits, too few samples',

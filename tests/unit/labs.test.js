@@ -1,0 +1,30 @@
+// @ts-check
+// Each lab's page side against its trainer (the simd128 build): the settings' fields come
+// from the trainer, and the lab's help text covers exactly those fields; the presets the
+// lab names are the trainer's.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { LABS } from '../../www/labs/index.js';
+import wasm from './wasm-node.js';
+
+for (const lab of Object.values(LABS)) {
+  test(`the ${lab.name} lab: help for every field the trainer defines, and for nothing else`, () => {
+    /** @type {import('../../www/labs/index.js').Field[]} */
+    const fields = wasm.settings(lab.name);
+    assert.ok(fields.length > 0);
+    assert.deepEqual(Object.keys(lab.help).sort(), fields.map((f) => f.key).sort());
+    for (const f of fields) {
+      assert.ok(f.words.length > 0, `${f.key} has words`);
+      if (f.kind === 'whole' || f.kind === 'positive') assert.ok(/** @type {number} */ (f.max) > /** @type {number} */ (f.min), `${f.key}: a range`);
+      if (f.kind === 'choice') assert.ok((f.choices ?? []).length >= 2, `${f.key}: choices`);
+    }
+    assert.ok(fields.some((f) => f.key === 'seed' && f.kind === 'whole'), 'every lab has a seed');
+  });
+
+  test(`the ${lab.name} lab: its preset words, aliases and default name the trainer's presets`, () => {
+    const presets = Object.keys(wasm.presets(lab.name));
+    for (const name of [...Object.keys(lab.presetLabels), ...Object.values(lab.presetAliases), lab.defaultPreset, ...Object.keys(lab.budgets)]) {
+      assert.ok(presets.includes(name), `${name} is a preset of the trainer's`);
+    }
+  });
+}
