@@ -23,7 +23,7 @@ export async function startTraining(context, url, query, preset) {
     await page.selectOption('#preset', preset);
     await page.waitForFunction((p) => /** @type {any} */ (window).__ap.shown()?.config.vocab === (p === 'easy' ? 60 : 30), preset);
   }
-  await page.waitForTimeout(preset === 'easy' ? 3000 : 500); // helpers start
+  await page.waitForTimeout(preset === 'easy' ? 3000 : 500); // the replica workers start
   await page.selectOption('#speed', '1000');
   await page.click('#play');
   await page.waitForTimeout(preset === 'easy' ? 4000 : 1000); // warm up

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { startServer, launch, shownRun } from '../tests/e2e/harness.js';
 import { copying } from '../www/labs/copying/lab.js';
-import { summarize, parseSeeds } from '../www/sweep.js';
+import { summarize, parseSeeds } from '../www/sweeps/seeds.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);

@@ -25,7 +25,7 @@ const pkg = {
   sideEffects: false,
 };
 writeFileSync(`${root}pkg/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
-copyFileSync(`${root}www/package-entry.js`, `${root}pkg/index.js`);
+copyFileSync(`${root}www/training/package-entry.js`, `${root}pkg/index.js`);
 copyFileSync(`${root}scripts/pkg/README.md`, `${root}pkg/README.md`);
-copyFileSync(`${root}www/variant.js`, `${root}pkg/variant.js`);
+copyFileSync(`${root}www/training/variant.js`, `${root}pkg/variant.js`);
 console.log(`pkg/: attention-playground ${version}`);

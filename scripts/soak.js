@@ -29,7 +29,7 @@ try {
   const cdp = await page.context().newCDPSession(page);
   // The trainer's worker, through the page's session (messages to an attached target).
   const { targetInfos } = /** @type {any} */ (await cdp.send('Target.getTargets'));
-  const target = targetInfos.find((/** @type {any} */ t) => t.type === 'worker' && t.url.endsWith('/www/worker.js'));
+  const target = targetInfos.find((/** @type {any} */ t) => t.type === 'worker' && t.url.endsWith('/www/training/worker.js'));
   const { sessionId } = /** @type {any} */ (await cdp.send('Target.attachToTarget', { targetId: target.targetId, flatten: false }));
   let nextId = 1;
   /** @type {Map<number, (r: any) => void>} */

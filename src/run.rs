@@ -10,10 +10,10 @@ use std::fmt;
 
 /// Slots of a run's training-loss series: the thinned record of the whole run, and every
 /// loss of the latest steps.
-pub const LOSSES_WHOLE: usize = 4096;
+pub const LOSSES_THINNED: usize = 4096;
 pub const LOSSES_RECENT: usize = 1024;
 /// The same for its evaluations (one every `eval_every` steps).
-pub const HISTORY_WHOLE: usize = 2048;
+pub const HISTORY_THINNED: usize = 2048;
 pub const HISTORY_RECENT: usize = 512;
 
 /// A loss above this many times chance level (the loss of a uniform guess) means the run

@@ -4,14 +4,14 @@
 
 use std::collections::VecDeque;
 
-/// Entries of a run in order of their steps, in at most `whole + recent` slots made once.
+/// Entries of a run in order of their steps, in at most `thinned + recent` slots made once.
 #[derive(Clone, Debug)]
 pub struct Series<T: Copy> {
-    whole: Vec<(u64, T)>, // (≤ whole_cap) entries 0, stride, 2·stride, … of the run
+    thinned: Vec<(u64, T)>, // (≤ thinned_cap) entries 0, stride, 2·stride, … of the run
     recent: VecDeque<(u64, T)>, // (≤ recent_cap) the latest entries, every one
-    whole_cap: usize,
+    thinned_cap: usize,
     recent_cap: usize,
-    /// `whole` keeps the entries whose index is a multiple of this (a power of two).
+    /// `thinned` keeps the entries whose index is a multiple of this (a power of two).
     stride: u64,
     /// Entries appended since the start.
     count: u64,
@@ -29,13 +29,13 @@ pub struct Resolution {
 }
 
 impl<T: Copy> Series<T> {
-    /// An empty series; `whole` (even, ≥ 2) and `recent` (≥ 1) are its two capacities.
-    pub fn new(whole: usize, recent: usize) -> Series<T> {
-        assert!(whole >= 2 && whole.is_multiple_of(2) && recent >= 1);
+    /// An empty series; `thinned` (even, ≥ 2) and `recent` (≥ 1) are its two capacities.
+    pub fn new(thinned: usize, recent: usize) -> Series<T> {
+        assert!(thinned >= 2 && thinned.is_multiple_of(2) && recent >= 1);
         Series {
-            whole: Vec::with_capacity(whole),
+            thinned: Vec::with_capacity(thinned),
             recent: VecDeque::with_capacity(recent),
-            whole_cap: whole,
+            thinned_cap: thinned,
             recent_cap: recent,
             stride: 1,
             count: 0,
@@ -48,16 +48,16 @@ impl<T: Copy> Series<T> {
     /// the stride doubles.
     pub fn push(&mut self, step: u64, value: T) {
         if self.count.is_multiple_of(self.stride) {
-            if self.whole.len() == self.whole_cap {
+            if self.thinned.len() == self.thinned_cap {
                 let mut i = 0;
-                self.whole.retain(|_| {
+                self.thinned.retain(|_| {
                     i += 1;
                     i % 2 == 1
                 });
                 self.stride *= 2;
             }
             if self.count.is_multiple_of(self.stride) {
-                self.whole.push((step, value));
+                self.thinned.push((step, value));
             }
         }
         if self.recent.len() == self.recent_cap {
@@ -77,7 +77,7 @@ impl<T: Copy> Series<T> {
         if let Some(last) = self.recent.back_mut() {
             last.1 = value;
         }
-        if let Some(last) = self.whole.last_mut().filter(|(s, _)| *s == step) {
+        if let Some(last) = self.thinned.last_mut().filter(|(s, _)| *s == step) {
             last.1 = value;
         }
         self.version += 1;
@@ -85,7 +85,7 @@ impl<T: Copy> Series<T> {
 
     /// Forgets every entry (a new run); the capacities stay.
     pub fn clear(&mut self) {
-        self.whole.clear();
+        self.thinned.clear();
         self.recent.clear();
         self.stride = 1;
         self.count = 0;
@@ -121,14 +121,14 @@ impl<T: Copy> Series<T> {
     /// those.
     pub fn iter(&self) -> impl Iterator<Item = (u64, T)> + '_ {
         let from = self.resolution().recent_from;
-        let older = self.whole.iter().take_while(move |(s, _)| *s < from);
+        let older = self.thinned.iter().take_while(move |(s, _)| *s < from);
         older.chain(self.recent.iter()).copied()
     }
 
     /// How many entries [`Series::iter`] yields.
     pub fn len(&self) -> usize {
         let from = self.resolution().recent_from;
-        self.whole.iter().take_while(|(s, _)| *s < from).count() + self.recent.len()
+        self.thinned.iter().take_while(|(s, _)| *s < from).count() + self.recent.len()
     }
 
     pub fn is_empty(&self) -> bool {
@@ -137,7 +137,7 @@ impl<T: Copy> Series<T> {
 
     /// The most entries it ever holds.
     pub fn capacity(&self) -> usize {
-        self.whole_cap + self.recent_cap
+        self.thinned_cap + self.recent_cap
     }
 }
 

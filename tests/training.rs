@@ -5,7 +5,7 @@ use attention_playground::copying::config::Config;
 use attention_playground::copying::parallel::Replica;
 use attention_playground::copying::train::{check_params, Evaluation, Trainer};
 use attention_playground::optim::OptimizerKind;
-use attention_playground::run::{Run, RunError, LOSSES_RECENT, LOSSES_WHOLE};
+use attention_playground::run::{Run, RunError, LOSSES_RECENT, LOSSES_THINNED};
 use attention_playground::series::Series;
 
 #[path = "common/counting.rs"]
@@ -228,7 +228,7 @@ fn each_heads_attention_accuracy_is_its_own_maps() {
 }
 
 /// A run shared by two replicas, driven by the calls the page's workers make through the
-/// wasm facade (www/worker.js, www/helper.js): each replica computes its rows' weighted
+/// wasm facade (www/training/worker.js, www/training/replica.js): each replica computes its rows' weighted
 /// gradient, the leader sums them, every replica applies the sum, and an evaluation due is
 /// gathered from each replica's rows. The same as one trainer up to summation order.
 #[test]
@@ -350,7 +350,7 @@ fn a_small_evaluation_batch_is_evaluated_by_the_leader_alone() {
 /// and an evenly thinned record of the rest, from the first step on.
 #[test]
 fn a_million_steps_fit_in_a_runs_series() {
-    let mut s = Series::new(LOSSES_WHOLE, LOSSES_RECENT);
+    let mut s = Series::new(LOSSES_THINNED, LOSSES_RECENT);
     let before = allocations();
     for step in 1..=1_000_000u64 {
         s.push(step, step as f32);
@@ -358,7 +358,11 @@ fn a_million_steps_fit_in_a_runs_series() {
     assert_eq!(allocations() - before, 0, "appending allocated");
     let kept: Vec<u64> = s.iter().map(|(step, _)| step).collect();
     assert!(kept.len() <= s.capacity(), "{} entries kept", kept.len());
-    assert!(kept.len() > LOSSES_WHOLE / 2, "{} entries kept", kept.len());
+    assert!(
+        kept.len() > LOSSES_THINNED / 2,
+        "{} entries kept",
+        kept.len()
+    );
     assert_eq!(s.count(), 1_000_000);
     let r = s.resolution();
     assert_eq!(kept.first(), Some(&1));

@@ -6,7 +6,7 @@
 //   <script type="module" src="www/element.js"></script>
 //   <attention-playground preset="hard-copy" seed="3" hide="metrics"></attention-playground>
 //
-// Every attribute becomes a key of the page's link (www/url.js): preset, any setting (seed,
+// Every attribute becomes a key of the page's link (www/state/url.js): preset, any setting (seed,
 // heads, learning_rate, …), speed, seq, head, colormap, theme, hide; `autoplay="0"` waits
 // for Play. `title` names the frame for assistive technology.
 //
@@ -15,7 +15,7 @@
 // strict CSP the host allows that origin in script-src and frame-src
 // (docs/link-and-embed.md).
 
-import { SANDBOX, sizeFrame } from './frame.js';
+import { SANDBOX, sizeFrame } from './embed/frame.js';
 
 const PAGE = new URL('../index.html', import.meta.url);
 /** @type {CSSStyleSheet | null} */

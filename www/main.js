@@ -1,36 +1,37 @@
 // @ts-check
 // Boots the page and wires its parts: picks the wasm build and compiles it once (the page
 // asks it for presets and verdicts on settings; each run's workers instantiate it), reads
-// the link into the store, and connects the store to the runs (runs.js), the controls
-// (controls.js), the figures (figures.js), the files (files.js) and the address bar.
+// the link into the store, and connects the store to the runs (training/runs.js), the controls
+// (ui/controls.js), the figures (ui/figures.js), the files (files/actions.js) and the
+// address bar.
 // Data flows one way: settings (store) → runs → snapshots → figures.
 
-import { detectVariant, VARIANTS } from './variant.js';
-import { compile, instantiate } from './wasm.js';
+import { detectVariant, VARIANTS } from './training/variant.js';
+import { compile, instantiate } from './training/wasm.js';
 import { LABS, DEFAULT_LAB } from './labs/index.js';
-import { Store } from './store.js';
-import { quote, summarize } from './url.js';
-import { Runs } from './runs.js';
-import { Sweeps } from './sweeps.js';
-import { SweepPanel } from './sweep-panel.js';
-import { Experiments } from './experiments.js';
-import { ExperimentPanel } from './experiment-panel.js';
-import { Figures } from './figures.js';
-import { createControls, showStatus, clearStatus, showPanic } from './controls.js';
-import { fileActions } from './files.js';
-import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed.js';
-import { installTestHandle } from './handle.js';
-import { byId, setText } from './dom.js';
+import { Store } from './state/store.js';
+import { quote, summarize } from './state/url.js';
+import { Runs } from './training/runs.js';
+import { Sweeps } from './sweeps/sweeps.js';
+import { SweepPanel } from './sweeps/panel.js';
+import { Experiments } from './experiments/experiments.js';
+import { ExperimentPanel } from './experiments/panel.js';
+import { Figures } from './ui/figures.js';
+import { createControls, showStatus, clearStatus, showPanic } from './ui/controls.js';
+import { fileActions } from './files/actions.js';
+import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed/embed.js';
+import { installTestHandle } from './ui/handle.js';
+import { byId, setText } from './ui/dom.js';
 
-/** @typedef {import('./figures.js').Shown} Shown */
+/** @typedef {import('./ui/figures.js').Shown} Shown */
 
 const params = new URLSearchParams(location.search);
 /** Embed mode: only the figures and play / step / reset (embed.js). */
 const embedded = params.get('embed') === '1';
 const forced = params.get('variant');
-/** @type {import('./variant.js').Variant} */
+/** @type {import('./training/variant.js').Variant} */
 const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
-  ? /** @type {import('./variant.js').Variant} */ (forced)
+  ? /** @type {import('./training/variant.js').Variant} */ (forced)
   : detectVariant();
 const labName = params.get('lab') ?? DEFAULT_LAB;
 const lab = Object.hasOwn(LABS, labName) ? LABS[labName] : LABS[DEFAULT_LAB];
@@ -53,7 +54,7 @@ async function boot() {
     return;
   }
   byId('variant').textContent = wasm.kernelVariant();
-  /** @type {import('./store.js').Validate} */
+  /** @type {import('./state/store.js').Validate} */
   const validate = (config) => {
     try {
       return { config: wasm.validateConfig(lab.name, config) };
@@ -68,7 +69,7 @@ async function boot() {
   const panel = new SweepPanel({ store, sweeps });
   const experiments = new Experiments({ store, variant, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
   const experimentPanel = new ExperimentPanel({ store, experiments });
-  const figures = new Figures(lab, shown, { colormap: store.state.colormap, showAligned: store.state.aligned, hidden: parts.hidden });
+  const figures = new Figures(lab, shown, { colormap: store.state.colormap, showMarks: store.state.marks, hidden: parts.hidden });
   lab.explain(byId('explain-text'));
 
   /** What the figures draw: a saved run being viewed, else the live runs. @returns {Shown | null} */
@@ -84,7 +85,7 @@ async function boot() {
     return { runs: list, names, compare: s.compare, paired: runs.paired };
   }
 
-  /** What a run said. @type {import('./runs.js').RunsEvents} */
+  /** What a run said. @type {import('./training/runs.js').RunsEvents} */
   function onEvent(which, run, msg) {
     const second = which === 'second' ? `The compared run (${runs.names()?.[1] ?? ''}): ` : '';
     switch (msg.type) {
@@ -211,7 +212,7 @@ async function boot() {
 
   // The views and the address bar follow the store.
   let written = '';
-  const follow = (/** @type {import('./store.js').State} */ s, /** @type {import('./store.js').State} */ prev) => {
+  const follow = (/** @type {import('./state/store.js').State} */ s, /** @type {import('./state/store.js').State} */ prev) => {
     if (s.theme !== prev.theme) {
       if (s.theme === 'auto') delete document.documentElement.dataset.theme;
       else document.documentElement.dataset.theme = s.theme;
@@ -226,7 +227,7 @@ async function boot() {
       if (budgetSaid && byId('status').textContent === budgetSaid) clearStatus();
       budgetSaid = '';
     }
-    if (s.aligned !== prev.aligned) figures.views.setShowAligned(s.aligned);
+    if (s.marks !== prev.marks) figures.views.setShowMarks(s.marks);
     figures.dirty = true;
     const q = store.link();
     if (q === written) return;
@@ -241,7 +242,7 @@ async function boot() {
     }
   };
   store.subscribe(follow);
-  follow(store.state, { ...store.state, theme: 'auto', colormap: 'viridis', aligned: true });
+  follow(store.state, { ...store.state, theme: 'auto', colormap: 'viridis', marks: true });
   // The 'auto' theme follows the system's, which can change under the page.
   window.matchMedia('(prefers-color-scheme: dark)').addEventListener('change', () => {
     figures.invalidate();

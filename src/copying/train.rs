@@ -9,8 +9,8 @@ use super::metrics::mean_over_heads;
 use super::model::Seq2Seq;
 use super::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
 use super::tasks::Batch;
-use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_WHOLE};
-use crate::run::{LOSSES_RECENT, LOSSES_WHOLE};
+use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_THINNED};
+use crate::run::{LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::SettingsError;
 use ndarray::{s, Array3, Array4};
@@ -89,7 +89,7 @@ pub struct Trainer {
     replica: Replica,
     /// Evaluates the whole evaluation batch at once (a new run, a reset, loaded weights)
     /// where the replica evaluates only its share: a data-parallel run's leader.
-    whole: Option<Evaluator>,
+    full_batch: Option<Evaluator>,
     /// Replicas of this run that evaluate a share of the evaluation batch.
     evaluating: usize,
     evaluations: Evaluations,
@@ -109,7 +109,7 @@ impl Trainer {
     /// replica 0 (see `parallel.rs`); the others are [`Replica`]s `1..count`.
     pub fn leader(config: Config, count: usize) -> Result<Trainer, SettingsError> {
         let replica = Replica::new(config.clone(), 0, count)?;
-        let whole = (count > 1).then(|| {
+        let full_batch = (count > 1).then(|| {
             let all = Shard::new(0, 1, config.eval_batch);
             Evaluator::new(replica.model(), &config, all)
         });
@@ -119,18 +119,18 @@ impl Trainer {
         let (k, be, l) = (config.heads, config.eval_batch, config.src_len());
         let mut trainer = Trainer {
             replica,
-            whole,
+            full_batch,
             evaluating,
             evaluations: Evaluations {
                 alpha: Array4::zeros((k, be, l, l)),
                 alpha_mean: Array3::zeros((be, l, l)),
                 beta: Array3::zeros((be, l, l)),
                 gathering: None,
-                history: Series::new(HISTORY_WHOLE, HISTORY_RECENT),
+                history: Series::new(HISTORY_THINNED, HISTORY_RECENT),
             },
             pending_loss: 0.0,
             last_loss: f32::NAN,
-            losses: Series::new(LOSSES_WHOLE, LOSSES_RECENT),
+            losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
         };
         trainer.restart();
         Ok(trainer)
@@ -246,6 +246,38 @@ impl Trainer {
     }
 }
 
+/// What a run of the copying lab shows of its last evaluation, whatever trains it: the fixed
+/// evaluation batch and its maps. The facade draws a copying run from these and `Run`; a
+/// second backend of the lab implements both.
+pub trait EvaluationMaps {
+    /// The fixed evaluation batch (its tokens label the heatmaps' axes).
+    fn eval_batch(&self) -> &Batch;
+    /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
+    fn attention(&self, seq: usize, head: Option<usize>) -> &[f32];
+    /// KTIW `β` (Lt, Ls) of evaluation sequence `seq`.
+    fn ktiw(&self, seq: usize) -> &[f32];
+    /// `α` averaged over heads (Be, Lt, Ls) and `β` (Be, Lt, Ls) of the whole batch.
+    fn evaluation_maps(&self) -> (&[f32], &[f32]);
+}
+
+impl EvaluationMaps for Trainer {
+    fn eval_batch(&self) -> &Batch {
+        Trainer::eval_batch(self)
+    }
+
+    fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
+        Trainer::attention(self, seq, head)
+    }
+
+    fn ktiw(&self, seq: usize) -> &[f32] {
+        Trainer::ktiw(self, seq)
+    }
+
+    fn evaluation_maps(&self) -> (&[f32], &[f32]) {
+        Trainer::evaluation_maps(self)
+    }
+}
+
 impl Run for Trainer {
     type Config = Config;
     type Evaluation = Evaluation;
@@ -271,7 +303,7 @@ impl Run for Trainer {
     fn evaluate(&mut self) -> Evaluation {
         let step = self.replica.step_count();
         self.evaluations.expect(step, 1);
-        let part = match self.whole.as_mut() {
+        let part = match self.full_batch.as_mut() {
             Some(w) => {
                 let r = &self.replica;
                 Some(w.evaluate(r.model(), r.params(), r.eval_batch(), step))

@@ -9,7 +9,7 @@ use super::task::SparseTask;
 use crate::optim::{Optimizer, OptimizerKind};
 use crate::rng::Rng;
 use crate::run::{check_weights, Metrics, Run, RunError, DIVERGED_FACTOR};
-use crate::run::{HISTORY_RECENT, HISTORY_WHOLE, LOSSES_RECENT, LOSSES_WHOLE};
+use crate::run::{HISTORY_RECENT, HISTORY_THINNED, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::{Settings, SettingsError, Value};
 
@@ -20,7 +20,7 @@ const STREAM_ORDER: u64 = 3;
 const EVAL_CHUNK: usize = 256;
 /// Slots of the series of the attention over the positions at each evaluation (a row of up to
 /// `MAX_LENGTH` values each: the picture of attention over training).
-pub const PICTURE_WHOLE: usize = 128;
+pub const PICTURE_THINNED: usize = 128;
 pub const PICTURE_RECENT: usize = 64;
 /// Test inputs whose own attention the run keeps at each evaluation (to show one).
 pub const EXAMPLES: usize = 16;
@@ -130,9 +130,9 @@ impl SparseTrainer {
             examples: vec![0.0; config.test_samples.min(EXAMPLES) * config.heads * config.length],
             step: 0,
             last_loss: f32::NAN,
-            losses: Series::new(LOSSES_WHOLE, LOSSES_RECENT),
-            history: Series::new(HISTORY_WHOLE, HISTORY_RECENT),
-            picture: Series::new(PICTURE_WHOLE, PICTURE_RECENT),
+            losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
+            history: Series::new(HISTORY_THINNED, HISTORY_RECENT),
+            picture: Series::new(PICTURE_THINNED, PICTURE_RECENT),
             model,
             task,
             config,

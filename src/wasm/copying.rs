@@ -8,7 +8,7 @@ use super::lab::{live_config, LabEntry, LabReplica, LabView, ParallelRun};
 use crate::copying::config::{Config, PRESETS};
 use crate::copying::metrics::{mean_agreement, shuffled_agreement, Evaluation};
 use crate::copying::parallel::{param_count, EvaluationPart, Replica};
-use crate::copying::train::Trainer;
+use crate::copying::train::{EvaluationMaps, Trainer};
 use crate::rng::Rng;
 use crate::run::{Run, RunError};
 use js_sys::{Float32Array, Object, Uint32Array};
@@ -137,9 +137,10 @@ fn number(request: &JsValue, key: &str, default: f64) -> f64 {
 
 /// The lab's part of a snapshot: the selected evaluation sequence's `α` (of the selected
 /// head, or averaged), `β`, each head's `α` with several heads, its tokens and alignment;
-/// with a new history, if asked, the whole evaluation batch's maps (`evaluationMaps`).
-fn view(
-    t: &Trainer,
+/// with a new history, if asked, the whole evaluation batch's maps (`evaluationMaps`). Of
+/// any backend's run of the lab.
+fn view<T: Run<Config = Config> + EvaluationMaps>(
+    t: &T,
     request: &JsValue,
     snap: &Object,
     new_history: bool,

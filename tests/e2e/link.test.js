@@ -1,5 +1,5 @@
 // @ts-check
-// End-to-end tests of the link (www/url.js through the page): the address bar follows the
+// End-to-end tests of the link (www/state/url.js through the page): the address bar follows the
 // run, a copied link opened in a fresh browser reproduces the run bit for bit, and a link's
 // unusable keys are reported once and ignored while the rest applies.
 import { test } from 'node:test';

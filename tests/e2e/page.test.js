@@ -180,7 +180,7 @@ test('two workers sharing each batch and each evaluation reproduce the one-worke
     }
     const workers = await page.textContent('#workers-count');
     const h = await page.evaluate(() => /** @type {any} */ (window).__ap.history());
-    // A sequence in the second half of the evaluation batch: the helper evaluates it.
+    // A sequence in the second half of the evaluation batch: the second replica evaluates it.
     await page.selectOption('#seq', '40');
     await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown().seq === 40);
     const maps = await page.evaluate(() => {
@@ -208,8 +208,8 @@ test('two workers sharing each batch and each evaluation reproduce the one-worke
   assert.equal(one.maps.evaluated, 40);
   assert.equal(two.maps.evaluated, 40);
   const worst = (/** @type {number[]} */ x, /** @type {number[]} */ y) => Math.max(...x.map((v, i) => Math.abs(v - y[i])));
-  assert.ok(worst(one.maps.alpha, two.maps.alpha) <= 1e-4, 'α of a sequence the helper evaluated');
-  assert.ok(worst(one.maps.beta, two.maps.beta) <= 1e-3, 'β of a sequence the helper evaluated');
+  assert.ok(worst(one.maps.alpha, two.maps.alpha) <= 1e-4, 'α of a sequence the second replica evaluated');
+  assert.ok(worst(one.maps.beta, two.maps.beta) <= 1e-3, 'β of a sequence the second replica evaluated');
 });
 
 test('a second snapshot of the same step keeps the evaluations already drawn', async () => {

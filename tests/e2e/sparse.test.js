@@ -74,7 +74,7 @@ test('with too few samples the training set is memorised: train accuracy 100%, t
 test('the hidden-set toggle hides and shows the marks, in the picture and in the readout', async () => {
   const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse`);
   await shownRun(page);
-  assert.match(await page.locator('label:has(#show-aligned)').innerText(), /mark the hidden positions/);
+  assert.match(await page.locator('label:has(#show-marks)').innerText(), /mark the hidden positions/);
   const hidden = (await page.evaluate(() => /** @type {any} */ (window).__ap.maps())).hidden;
   const plot = page.locator('#positions .ap-heatmap-plot');
   /** The readout of position `t` of head 1, through the keyboard. @param {number} t */
@@ -89,12 +89,12 @@ test('the hidden-set toggle hides and shows the marks, in the picture and in the
   assert.match(await readout(hidden[0]), /hidden\s+yes/);
   assert.match(await readout(hidden[0] === 0 ? 1 : 0), /hidden\s+no/);
   const marked = await plot.screenshot();
-  await page.uncheck('#show-aligned');
+  await page.uncheck('#show-marks');
   assert.match(await readout(hidden[0]), /hidden\s+not shown/);
   await page.keyboard.press('Escape');
   const unmarked = await plot.screenshot();
   assert.ok(!marked.equals(unmarked), 'the outline of the hidden positions went');
-  await page.check('#show-aligned');
+  await page.check('#show-marks');
   assert.match(await readout(hidden[0]), /hidden\s+yes/);
   assert.deepEqual(errors, []);
   await context.close();

@@ -1,16 +1,16 @@
 // @ts-check
-// The feature probes of www/variant.js, checked in Node: the simd128 probe is valid in
+// The feature probes of www/training/variant.js, checked in Node: the simd128 probe is valid in
 // Node 20, the relaxed-SIMD probe only with --experimental-wasm-relaxed-simd, and a probe
 // with a broken opcode is not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { SIMD_PROBE, RELAXED_PROBE, detectVariant } from '../../www/variant.js';
+import { SIMD_PROBE, RELAXED_PROBE, detectVariant } from '../../www/training/variant.js';
 
 /** Runs `WebAssembly.validate` on the relaxed probe in a child node with `flags`.
  * @param {string[]} flags */
 function relaxedValidIn(flags) {
-  const code = `import('${new URL('../../www/variant.js', import.meta.url)}').then(m => console.log(WebAssembly.validate(m.RELAXED_PROBE)))`;
+  const code = `import('${new URL('../../www/training/variant.js', import.meta.url)}').then(m => console.log(WebAssembly.validate(m.RELAXED_PROBE)))`;
   return execFileSync(process.execPath, [...flags, '--input-type=module', '-e', code]).toString().trim() === 'true';
 }
 

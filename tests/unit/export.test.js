@@ -1,21 +1,22 @@
 // @ts-check
-// The file formats (www/export.js) in Node: a run file and a weights file read back what was
+// The file formats (www/files/formats.js) in Node: a run file and a weights file read back what was
 // written; a version 1 run file still opens; the CSV has a row per step and says when a long
 // run's series are thinned; malformed files are refused with a message.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { runFile, readRunFile, weightsFile, readWeightsFile, historyCsv, f32ToBase64, base64ToF32 } from '../../www/export.js';
+import { runFile, readRunFile, weightsFile, readWeightsFile, historyCsv, f32ToBase64, base64ToF32 } from '../../www/files/formats.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import wasm, { validator } from './wasm-node.js';
 import { paths, mutate, MUTATIONS, REQUIRED_RUN, REQUIRED_WEIGHTS } from './file-cases.js';
 
-const METRICS = ['loss', 'token_accuracy'];
+/** The CSV's columns of two of the copying lab's metrics. */
+const COLUMNS = [{ key: 'loss', name: 'eval_loss' }, { key: 'token_accuracy', name: 'token_accuracy' }];
 const validate = validator('copying');
 const config = wasm.presets('copying')['small-easy'];
 /** One evaluation with every metric of the lab. @param {number} step @param {number} x */
 const evaluation = (step, x) => ({ step, ...Object.fromEntries(copying.metrics.map((m) => [m.key, x])) });
 
-/** A small saved run. @param {Partial<import('../../www/export.js').SavedRun>} [o] @returns {import('../../www/export.js').SavedRun} */
+/** A small saved run. @param {Partial<import('../../www/files/formats.js').SavedRun>} [o] @returns {import('../../www/files/formats.js').SavedRun} */
 function run(o = {}) {
   const shape = { tgtLen: 2, srcLen: 3, heads: 1, evalSeqs: 4 };
   return {
@@ -38,7 +39,7 @@ const parse = async (b) => JSON.parse(await b.text());
 
 test('a run file reads back as the run it was written from', async () => {
   const r = run();
-  const back = readRunFile(await parse(runFile(r, copying.arrays)), copying, validate);
+  const back = readRunFile(await parse(runFile(r, copying.arrays)), copying, validate, 'copying');
   assert.deepEqual(back.evaluations, r.evaluations);
   assert.deepEqual(back.losses, r.losses);
   assert.deepEqual(back.resolution, r.resolution);
@@ -51,7 +52,7 @@ test('a run file reads back as the run it was written from', async () => {
 test('a version 1 run file (every loss from loss_base + 1) still opens', async () => {
   const v2 = await parse(runFile(run(), copying.arrays));
   const v1 = { ...v2, version: 1, history: { training_loss: [3.1, 2.9, 2.7], loss_base: 10, evaluations: v2.history.evaluations } };
-  const back = readRunFile(v1, copying, validate);
+  const back = readRunFile(v1, copying, validate, 'copying');
   assert.deepEqual(back.losses, { step: [11, 12, 13], loss: [3.1, 2.9, 2.7] });
 });
 
@@ -72,27 +73,27 @@ test('malformed run files are refused with a message', async () => {
     [{ ...good, preset: 'toString', config: { ...good.config, hidden: -1 } }, /run file: its settings: Width H \(hidden\): must be a whole number from 1 to 1024, got -1$/],
     [{ ...good, lab: 'sparse' }, /run file: it is a run of the lab "sparse", this page shows “copying”$/],
   ];
-  for (const [f, message] of cases) assert.throws(() => readRunFile(f, copying, validate), message);
+  for (const [f, message] of cases) assert.throws(() => readRunFile(f, copying, validate, 'copying'), message);
 });
 
 test('a weights file reads back bit for bit, and a wrong count is refused', async () => {
   const params = Float32Array.from([1.5, -0, Math.PI, 1e-30, -3.4e38]);
   const w = await parse(weightsFile({ lab: 'copying', preset: 'small-easy', config: { seed: 1 }, step: 12, params }));
-  const back = readWeightsFile(w);
+  const back = readWeightsFile(w, 'copying');
   assert.deepEqual(Array.from(back.params), Array.from(params));
   assert.equal(back.step, 12);
-  assert.throws(() => readWeightsFile({ ...w, count: 4 }), /5 values, it says 4/);
-  for (const step of [-1, 1.5, 1e300, 'x']) assert.throws(() => readWeightsFile({ ...w, step }), /step must be a whole number/);
+  assert.throws(() => readWeightsFile({ ...w, count: 4 }, 'copying'), /5 values, it says 4/);
+  for (const step of [-1, 1.5, 1e300, 'x']) assert.throws(() => readWeightsFile({ ...w, step }, 'copying'), /step must be a whole number/);
   assert.deepEqual(Array.from(base64ToF32(f32ToBase64(params))), Array.from(params));
 });
 
 test('the CSV has a row per step with a loss or an evaluation, and says when the series are thinned', async () => {
-  const lines = (await historyCsv(run(), METRICS).text()).trim().split('\n');
+  const lines = (await historyCsv(run(), COLUMNS).text()).trim().split('\n');
   assert.deepEqual(lines, ['step,train_loss,eval_loss,token_accuracy', '0,,3,0', '1,3.1,,', '2,2.9,2.5,0.25']);
   const thinned = run({ resolution: { evaluations: { stride: 2, recent_from: 40 }, training_loss: { stride: 4, recent_from: 50 } } });
-  const lines2 = (await historyCsv(thinned, METRICS).text()).split('\n');
+  const lines2 = (await historyCsv(thinned, COLUMNS).text()).split('\n');
   assert.equal(lines2[1], 'step,train_loss,eval_loss,token_accuracy', 'the header after the note');
-  const first = (await historyCsv(thinned, METRICS).text()).split('\n')[0];
+  const first = (await historyCsv(thinned, COLUMNS).text()).split('\n')[0];
   assert.equal(first, '# training losses: every one from step 50 on, every 4th before; evaluations: every one from step 40 on, every 2nd before');
 });
 
@@ -102,8 +103,8 @@ test('generated malformed run and weights files: each is read whole or refused w
   let refused = 0;
   let read = 0;
   for (const [good, readIt, required] of /** @type {const} */ ([
-    [goodRun, (/** @type {any} */ f) => readRunFile(f, copying, validate), REQUIRED_RUN],
-    [goodWeights, readWeightsFile, REQUIRED_WEIGHTS],
+    [goodRun, (/** @type {any} */ f) => readRunFile(f, copying, validate, 'copying'), REQUIRED_RUN],
+    [goodWeights, (/** @type {any} */ f) => readWeightsFile(f, 'copying'), REQUIRED_WEIGHTS],
   ])) {
     for (const [path, value] of paths(good)) {
       for (const [how, f] of MUTATIONS) {

@@ -1,10 +1,10 @@
 // @ts-check
-// The merging of two runs' histories for the charts of compare mode (www/figures.js), in
+// The merging of two runs' histories for the charts of compare mode (www/ui/figures.js), in
 // Node: one point per step either run evaluated, the second run's metrics under `_b`, gaps
 // where a run has no evaluation.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { mergeHistories } from '../../www/figures.js';
+import { mergeHistories } from '../../www/ui/figures.js';
 
 test('two histories merge into one point per step, with gaps where a run has none', () => {
   const a = [{ step: 0, loss: 3 }, { step: 10, loss: 2 }, { step: 20, loss: 1 }];

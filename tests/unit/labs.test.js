@@ -21,6 +21,11 @@ for (const lab of Object.values(LABS)) {
     assert.ok(fields.some((f) => f.key === 'seed' && f.kind === 'whole'), 'every lab has a seed');
   });
 
+  test(`the ${lab.name} lab: its metrics' columns in the history CSV are each its own`, () => {
+    const names = ['step', 'train_loss', ...lab.metrics.map((m) => m.column ?? m.key)];
+    assert.equal(new Set(names).size, names.length, names.join(','));
+  });
+
   test(`the ${lab.name} lab: its preset words, aliases and default name the trainer's presets`, () => {
     const presets = Object.keys(wasm.presets(lab.name));
     for (const name of [...Object.keys(lab.presetLabels), ...Object.values(lab.presetAliases), lab.defaultPreset, ...Object.keys(lab.budgets)]) {

@@ -4,8 +4,8 @@
 // (with what they apply as) and values that must be refused: empty, negative, huge,
 // fractional, NaN, ∞, hex, unicode, very long; unknown keys; repeated keys.
 import { copying } from '../../www/labs/copying/lab.js';
-import { SPEEDS, THEMES } from '../../www/settings.js';
-import { VARIANTS } from '../../www/variant.js';
+import { SPEEDS, THEMES } from '../../www/state/options.js';
+import { VARIANTS } from '../../www/training/variant.js';
 import { colormapNames } from '../../www/views/colormap.js';
 
 export const LONG = '7'.repeat(20_000);

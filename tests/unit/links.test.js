@@ -1,13 +1,13 @@
 // @ts-check
-// Generated links through the page's store (www/store.js with www/url.js) and the trainer's
+// Generated links through the page's store (www/state/store.js with www/state/url.js) and the trainer's
 // own verdicts (the simd128 build in Node): 1,500 links of known keys with good and bad
 // values, unknown keys and repeated keys (link-cases.js). Nothing throws; every bad key is
 // named once, in words, with what it must be; every good key applies; every message is
 // bounded; the link the page writes back reads without a word.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Store } from '../../www/store.js';
-import { summarize } from '../../www/url.js';
+import { Store } from '../../www/state/store.js';
+import { summarize } from '../../www/state/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { KEYS, rng, names, generateLink } from './link-cases.js';
 import wasm, { validator, trainer } from './wasm-node.js';

@@ -1,10 +1,10 @@
 // @ts-check
-// The page's store (www/store.js) in Node, with the trainer's own verdicts on settings (the
+// The page's store (www/state/store.js) in Node, with the trainer's own verdicts on settings (the
 // simd128 build): a link's settings that the trainer refuses are dropped one by one and
 // named; a refused setting changes nothing; the story and the presets set whole runs up.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { Store } from '../../www/store.js';
+import { Store } from '../../www/state/store.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { storySetup, budgetOf } from '../../www/labs/index.js';
 import wasm, { validator, trainer } from './wasm-node.js';
@@ -51,10 +51,10 @@ test('a refused setting changes nothing; an accepted one starts a new run unless
   assert.equal(store.state, before, 'the same state');
   assert.equal(store.setSetting('learning_rate', '0.01'), null);
   assert.equal(store.state.fresh, before.fresh, 'the learning rate applies to the running model');
-  assert.equal(store.custom(), false, 'a live setting keeps the preset');
+  assert.equal(store.isCustom(), false, 'a live setting keeps the preset');
   assert.equal(store.setSetting('hidden', ' 32 '), null);
   assert.equal(store.state.fresh, before.fresh + 1, 'a new run');
-  assert.equal(store.custom(), true);
+  assert.equal(store.isCustom(), true);
   assert.equal(new URLSearchParams(store.link()).get('hidden'), '32');
 });
 

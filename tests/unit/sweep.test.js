@@ -1,13 +1,13 @@
 // @ts-check
-// A sweep's words and numbers (www/sweep.js) in Node: the seed ranges a link may give
+// A sweep's words and numbers (www/sweeps/seeds.js) in Node: the seed ranges a link may give
 // (generated, good and bad), each seed's outcome, and the summary and CSV of the committed
 // native sweep of the small hard preset (results/small-hard.csv), which must say what
 // `reproduce` said of it (results/small-hard.md) and write its CSV back byte for byte.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { parseSeeds, formatSeeds, seedResult, summarize, sweepCsv, MIN_SEEDS, MAX_SEEDS } from '../../www/sweep.js';
-import { readLink } from '../../www/url.js';
+import { parseSeeds, formatSeeds, seedResult, summarize, sweepCsv, MIN_SEEDS, MAX_SEEDS } from '../../www/sweeps/seeds.js';
+import { readLink } from '../../www/state/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import wasm from './wasm-node.js';
 

@@ -1,9 +1,9 @@
 // @ts-check
-// The link format (www/url.js) in Node: what a link says is read back from what is written,
+// The link format (www/state/url.js) in Node: what a link says is read back from what is written,
 // bit for bit for floats; every key a link gets wrong is named, the rest applies.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { readLink, writeLink, formatValue, summarize, DEFAULT_VIEW } from '../../www/url.js';
+import { readLink, writeLink, formatValue, summarize, DEFAULT_VIEW } from '../../www/state/url.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { storySetup } from '../../www/labs/index.js';
 import wasm from './wasm-node.js';

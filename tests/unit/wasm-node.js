@@ -12,7 +12,7 @@ await wasm.default({ module_or_path: await readFile(new URL('attention_playgroun
 export default wasm;
 
 /** The trainer's verdict on settings of `lab`, as the page's store asks for it.
- * @param {string} lab @returns {import('../../www/store.js').Validate} */
+ * @param {string} lab @returns {import('../../www/state/store.js').Validate} */
 export function validator(lab) {
   return (config) => {
     try {
@@ -25,7 +25,7 @@ export function validator(lab) {
 }
 
 /** What the trainer says of lab `lab`'s settings, as the page's store takes it.
- * @param {string} lab @returns {import('../../www/store.js').Trainer} */
+ * @param {string} lab @returns {import('../../www/state/store.js').Trainer} */
 export function trainer(lab) {
   return { fields: wasm.settings(lab), presets: wasm.presets(lab), validate: validator(lab) };
 }

@@ -20,7 +20,7 @@ import { sparse } from './sparse/lab.js';
  * A second run that differs from the first in one respect, same seed.
  * @typedef {{ label: string, apply(c: Record<string, any>): Record<string, any>,
  *   names(c: Record<string, any>): [string, string],
- *   paired?: { measure(wasm: any, first: import('../protocol.js').Snapshot, second: import('../protocol.js').Snapshot, step: number): Record<string, number> } }} Contrast
+ *   paired?: { measure(wasm: any, first: import('../training/protocol.js').Snapshot, second: import('../training/protocol.js').Snapshot, step: number): Record<string, number> } }} Contrast
  * `paired`: a measurement of the two runs together at each evaluation both made (at
  * `step`), from snapshots that carry their whole evaluation batch's maps (`wasm`: the
  * page's instance of the trainer's module); its values join the charts' points under
@@ -38,7 +38,7 @@ import { sparse } from './sparse/lab.js';
  * @typedef {{ title: string, text: string, preset: string, compare?: string, seeds?: string, speed?: number,
  *   play: boolean, keep?: boolean, budget?: Budget,
  *   point?: (latest: (Record<string, number> | undefined)[], paired: Record<string, number> | undefined) => string | null }} StoryStep
- * `seeds`: a sweep of the step's run over these seeds beside it (sweep.js's seed range).
+ * `seeds`: a sweep of the step's run over these seeds beside it (sweeps/seeds.js's seed range).
  * `keep`: go on with the run already on screen instead of starting the step's afresh.
  * `budget`: the step's own, instead of its preset's.
  * `point`: given each run's latest evaluation (and the pair's latest measurement, compared
@@ -47,7 +47,7 @@ import { sparse } from './sparse/lab.js';
  */
 
 /**
- * What a sweep (several seeds of one setting: sweep.js) reads of each seed's evaluations:
+ * What a sweep (several seeds of one setting: sweeps/seeds.js) reads of each seed's evaluations:
  * the metric and threshold that count as learning the task, the metric below whose mark a
  * seed counts as stalled once half its steps are trained, the metrics whose curves it
  * draws, two metrics whose order of passing a mark it counts, the columns of its CSV (as
@@ -64,8 +64,9 @@ import { sparse } from './sparse/lab.js';
  * A lab's experiment: a search over settings whose next runs depend on how the last ones
  * ended (the sparse lab's search for the samples a length needs). `plan` makes its state
  * from the run's settings; the page trains the jobs it asks for (pool.js), tells it how
- * each ended, and draws it with the view `createView` makes.
- * @typedef {{ title: string, button: string, help: string,
+ * each ended, and draws it with the view `createView` makes. `keys`: the settings its plan
+ * sets itself (a change of the run's own does not start it again).
+ * @typedef {{ title: string, button: string, help: string, keys: string[],
  *   plan(config: Record<string, unknown>, wasm: any): ExperimentPlan,
  *   createView(box: HTMLElement): { update(plan: ExperimentPlan): void, destroy(): void } }} ExperimentSpec
  */
@@ -75,12 +76,17 @@ import { sparse } from './sparse/lab.js';
  * for some to end); `record` takes a job's end: its last evaluation and snapshot, or
  * undefined and null if it failed; `done` says whether it is over; `summary` says where it
  * is in a line; `csv` is every job's outcome so far.
- * @typedef {{ next(): import('../pool.js').Job[],
- *   record(job: import('../pool.js').Job, last: Record<string, number> | undefined, snapshot: import('../protocol.js').Snapshot | null): void,
+ * @typedef {{ next(): import('../training/pool.js').Job[],
+ *   record(job: import('../training/pool.js').Job, last: Record<string, number> | undefined, snapshot: import('../training/protocol.js').Snapshot | null): void,
  *   done(): boolean, summary(): string, csv(): string }} ExperimentPlan
  */
 
-/** An evaluation metric (a column of the run's history). @typedef {{ key: string, label: string, format(x: number): string }} Metric */
+/**
+ * An evaluation metric (a column of the run's history); `column`: its name in the history
+ * CSV where that is not its key (the CSV's own columns are `step` and `train_loss`, the
+ * training loss of each update).
+ * @typedef {{ key: string, label: string, format(x: number): string, column?: string }} Metric
+ */
 
 /**
  * A chart of the history (www/views/chart.js draws it); `file` names its exported picture.
@@ -91,14 +97,14 @@ import { sparse } from './sparse/lab.js';
 /**
  * What the lab's views draw in a frame: the shown run (and the compared one) with its
  * latest evaluation and its name in compare mode.
- * @typedef {{ runs: { snapshot: import('../protocol.js').Snapshot, evaluation: Record<string, number> | undefined, name: string }[] }} LabFrame
+ * @typedef {{ runs: { snapshot: import('../training/protocol.js').Snapshot, evaluation: Record<string, number> | undefined, name: string }[] }} LabFrame
  */
 
 /**
  * @typedef {object} LabViews
  * @property {(frame: LabFrame) => void} update
  * @property {(name: string) => void} setColormap
- * @property {(show: boolean) => void} setShowAligned
+ * @property {(show: boolean) => void} setShowMarks shows or hides its maps' marks (Lab.marks)
  * @property {() => void} invalidate the page's colours changed
  * @property {(id: string) => HTMLCanvasElement | null} figure a picture of one of `Lab.figures`
  * @property {() => void} destroy
@@ -121,22 +127,27 @@ import { sparse } from './sparse/lab.js';
  * @property {ExperimentSpec} [experiment] its experiment, if it has one
  * @property {StoryStep[]} story
  * @property {Metric[]} metrics the history's columns, in the exports' order
- * @property {(names: [string, string] | null, compare?: string, heads?: number) => ChartSpec[]} charts
- *   of one run (of `heads` attention heads), or of two compared by contrast `compare`
+ * @property {(names: [string, string] | null, compare: string, config: Record<string, unknown> | null) => ChartSpec[]} charts
+ *   of one run (of settings `config`, null before its first snapshot), or of two compared by
+ *   contrast `compare`
  * @property {(e: Record<string, number>) => string} caption the metrics of an exported picture's caption
  * @property {(config: Record<string, unknown>) => { sequences: number, heads: number }} limits
  *   what a run of these settings lets the page select
- * @property {(config: Record<string, unknown>) => number} batch sequences per step (workers share them)
+ * @property {(config: Record<string, unknown>, cores: number) => { most: number, auto: number }} workers
+ *   how many workers may share each step of a run of these settings (`most`: a batch splits
+ *   into no more parts than it has sequences), and how many do by default on `cores` cores
  * @property {string[]} parts its views' and charts' parts that `hide=` can name
+ * @property {Record<string, string>} [partAliases] older names of parts (the shell's or its
+ *   own) that `hide=` still takes
  * @property {string[]} embedParts those embed mode shows
  * @property {{ id: string, label: string }[]} figures its pictures the Export menu offers
  * @property {string} marks the words of the switch that shows or hides its views' marks
  * @property {Record<string, 'f32' | 'u32' | 'f32[]'>} arrays the typed arrays of its
  *   snapshots (a run file keeps them): Float32Array, Uint32Array, or a list of Float32Arrays
- * @property {(s: import('../protocol.js').Snapshot) => string | null} checkSnapshot why a
+ * @property {(s: import('../training/protocol.js').Snapshot) => string | null} checkSnapshot why a
  *   snapshot read from a file cannot be shown, or null
  * @property {(box: HTMLElement) => void} explain writes what the page shows into `box`
- * @property {(box: HTMLElement, o: { colormap: string, showAligned: boolean }) => LabViews} createViews
+ * @property {(box: HTMLElement, o: { colormap: string, showMarks: boolean }) => LabViews} createViews
  */
 
 /** @type {Record<string, Lab>} */

@@ -1,33 +1,36 @@
 // @ts-check
-// The heatmap view of one attention (α) or KTIW (β) matrix: cells, axis labels, legend, the
-// outline of marked cells (each row's aligned cell, or whole columns) and the hover / touch /
-// keyboard tooltip. Its axes are a target step × a source position unless it is told others.
+// The heatmap view of one matrix (an attention map, a probe's map): cells, axis labels,
+// legend, the outline of marked cells (each row's marked cell, or whole columns) and the
+// hover / touch / keyboard tooltip. What its rows, columns and values are is the caller's
+// to say (a lab's views): the heatmap knows no lab.
 
 import { colormapTable, cssGradient } from './colormap.js';
-
-/** @typedef {'attention' | 'ktiw'} HeatmapKind */
 
 /**
  * @typedef {object} HeatmapOptions
  * @property {string} [title] shown above the cells
- * @property {HeatmapKind} [kind='attention'] 'attention': α in [0, 1], shown as %; 'ktiw': β log-odds
+ * @property {HeatmapScale} scale what its values are
  * @property {string} [colormap='viridis'] a name from colormapNames
- * @property {HeatmapAxes} [axes] what its rows and columns are (default: the copying lab's)
+ * @property {HeatmapAxes} axes what its rows and columns are
  * @property {[number, number]} [aspect] the plot's width over its height is kept within
  *   these bounds (cells then are not square); by default cells are square
  */
 
 /**
  * What a heatmap's rows and columns are, in words: each axis's title under or beside the
- * cells, and its name and symbol in the readout (`target`, `t`); and what an outlined cell
- * is (`aligned`).
+ * cells, and its name and symbol in the readout (`row`, `r`); and what a marked cell is.
  * @typedef {{ rowTitle: string, colTitle: string, row: [string, string], col: [string, string], mark: string }} HeatmapAxes
  */
 
-/** @type {HeatmapAxes} */
-const COPYING_AXES = {
-  rowTitle: 'target step t', colTitle: 'source position s', row: ['target', 't'], col: ['source', 's'], mark: 'aligned',
-};
+/**
+ * What a heatmap's values are: `share`, a fraction from 0 to 1 (shown as %, on a scale
+ * from 0 to 1 unless told another), or `number` (two decimals of `unit`, on the scale of
+ * the values' extent unless told another, and where a fixed scale is wider, the values'
+ * own extent beside the legend); `name` says the map in words to assistive technology,
+ * `symbol` in the readout, `legend` beside the colour bar.
+ * @typedef {{ values: 'share' | 'number', name: string, symbol: string, legend: string, unit?: string }} HeatmapScale
+ */
+
 
 /**
  * @typedef {object} HeatmapData
@@ -36,10 +39,10 @@ const COPYING_AXES = {
  * @property {number} cols source positions (s)
  * @property {readonly string[]} [rowLabels] target token at each t (default: the index)
  * @property {readonly string[]} [colLabels] source token at each s (default: the index)
- * @property {ArrayLike<number>} [aligned] for each row t, the aligned source position
+ * @property {ArrayLike<number>} [rowMarks] for each row, the column of its marked cell
  * @property {ArrayLike<number>} [marked] columns outlined over their whole height
  * @property {readonly [number, number] | null} [range] colour scale [min, max]; default: for
- *   'attention' [0, 1], for 'ktiw' the finite min / max of the values
+ *   shares [0, 1], for numbers the finite min / max of the values
  */
 
 let nextId = 0;
@@ -89,16 +92,17 @@ function minus(s) {
 export class Heatmap {
   /**
    * @param {HTMLElement} container the heatmap is appended to it
-   * @param {HeatmapOptions} [options]
+   * @param {HeatmapOptions} options
    */
-  constructor(container, { title = '', kind = 'attention', colormap = 'viridis', axes = COPYING_AXES, aspect = [0, Infinity] } = {}) {
-    /** @type {HeatmapKind} */
-    this.kind = kind === 'ktiw' ? 'ktiw' : 'attention';
+  constructor(container, { title = '', scale, colormap = 'viridis', axes, aspect = [0, Infinity] }) {
+    /** @readonly */ this.scale = scale;
+    /** Whether its values are shares from 0 to 1 (shown as %). @private */
+    this.shares = scale.values === 'share';
     /** @private */ this.axes = axes;
     /** @private */ this.aspect = aspect;
     /** @private */ this.cmapName = colormap;
     /** @private */ this.lut = colormapTable(colormap);
-    /** @private */ this.showAligned = true;
+    /** @private */ this.showMarks = true;
     /** @private */ this.rows = 0;
     /** @private */ this.cols = 0;
     /** The matrix shown, (rows, cols): a copy, since a caller may refill its array.
@@ -106,7 +110,7 @@ export class Heatmap {
     /** @private */ this.stale = true;
     /** @private @type {readonly string[] | undefined} */ this.rowLabels = undefined;
     /** @private @type {readonly string[] | undefined} */ this.colLabels = undefined;
-    /** @private @type {Int32Array} */ this.aligned = new Int32Array(0);
+    /** @private @type {Int32Array} each row's marked column (−1: none) */ this.rowMarks = new Int32Array(0);
     /** @private @type {Int32Array} columns outlined whole */ this.marked = new Int32Array(0);
     /** @private */ this.min = 0;
     /** @private */ this.max = 1;
@@ -126,7 +130,7 @@ export class Heatmap {
     /** @private */ this.rowStep = 1;
     const id = `ap-heatmap-${nextId++}`;
 
-    const root = el('figure', `ap-heatmap ap-heatmap--${this.kind}`, container);
+    const root = el('figure', 'ap-heatmap', container);
     /** @readonly */ this.element = root;
     const caption = el('figcaption', 'ap-title', root);
     caption.textContent = title;
@@ -145,7 +149,7 @@ export class Heatmap {
     this.cells.width = 1;
     this.cells.height = 1;
     this.cells.setAttribute('role', 'img');
-    this.cells.setAttribute('aria-label', `${this.kind}, no data`);
+    this.cells.setAttribute('aria-label', `${scale.name}, no data`);
     const ctx = this.cells.getContext('2d');
     if (!ctx) throw new Error('2D canvas is not available');
     /** @private */ this.ctx = ctx;
@@ -167,8 +171,7 @@ export class Heatmap {
 
     const legend = el('div', 'ap-legend', root);
     legend.setAttribute('aria-hidden', 'true');
-    el('span', 'ap-legend-name', legend).textContent =
-      this.kind === 'attention' ? 'α' : 'β (log-odds)';
+    el('span', 'ap-legend-name', legend).textContent = scale.legend;
     /** @private */ this.legendMin = el('span', 'ap-legend-min', legend);
     /** @private */ this.legendBar = el('span', 'ap-legend-bar', legend);
     /** @private */ this.legendMax = el('span', 'ap-legend-max', legend);
@@ -215,7 +218,7 @@ export class Heatmap {
    * or the shape, change.
    * @param {HeatmapData} data
    */
-  update({ values, rows, cols, rowLabels, colLabels, aligned, marked, range }) {
+  update({ values, rows, cols, rowLabels, colLabels, rowMarks, marked, range }) {
     if (!Number.isInteger(rows) || !Number.isInteger(cols) || rows < 0 || cols < 0) {
       throw new RangeError(`Heatmap: bad shape ${rows} × ${cols}`);
     }
@@ -235,15 +238,15 @@ export class Heatmap {
     }
     if (reshaped) this.resize(rows, cols);
 
-    if (this.aligned.length !== rows) {
-      this.aligned = new Int32Array(rows);
+    if (this.rowMarks.length !== rows) {
+      this.rowMarks = new Int32Array(rows);
       changed = true;
     }
     for (let r = 0; r < rows; r++) {
-      const a = aligned && r < aligned.length ? aligned[r] : NaN;
+      const a = rowMarks && r < rowMarks.length ? rowMarks[r] : NaN;
       const c = Number.isInteger(a) && a >= 0 && a < cols ? a : -1;
-      if (this.aligned[r] !== c) changed = true;
-      this.aligned[r] = c;
+      if (this.rowMarks[r] !== c) changed = true;
+      this.rowMarks[r] = c;
     }
     const columns = Int32Array.from(marked ?? [], (c) => (Number.isInteger(c) && c >= 0 && c < cols ? c : -1));
     if (columns.length !== this.marked.length || columns.some((c, i) => c !== this.marked[i])) changed = true;
@@ -271,11 +274,11 @@ export class Heatmap {
   }
 
   /**
-   * Shows or hides the outline of the aligned cell of every row (shown at first).
+   * Shows or hides the outline of the marked cells (shown at first).
    * @param {boolean} show
    */
-  setShowAligned(show) {
-    this.showAligned = !!show;
+  setShowMarks(show) {
+    this.showMarks = !!show;
     this.drawOverlay();
     if (this.hover) this.showTooltip(this.pointer?.x, this.pointer?.y);
   }
@@ -321,8 +324,8 @@ export class Heatmap {
     this.cells.setAttribute(
       'aria-label',
       empty
-        ? `${this.kind}, no data`
-        : `${this.kind}, ${rows} ${this.axes.row[0]} row${rows === 1 ? '' : 's'} × ${cols} ${this.axes.col[0]} column${cols === 1 ? '' : 's'}`,
+        ? `${this.scale.name}, no data`
+        : `${this.scale.name}, ${rows} ${this.axes.row[0]} row${rows === 1 ? '' : 's'} × ${cols} ${this.axes.col[0]} column${cols === 1 ? '' : 's'}`,
     );
   }
 
@@ -345,7 +348,7 @@ export class Heatmap {
     this.extent = dlo <= dhi ? [dlo, dhi] : null;
     this.fixed = Number.isFinite(lo) && Number.isFinite(hi) && hi > lo;
     if (!this.fixed) {
-      if (this.kind === 'attention' && !range) {
+      if (this.shares && !range) {
         lo = 0;
         hi = 1;
       } else {
@@ -408,8 +411,8 @@ export class Heatmap {
     const cw = w / this.cols;
     const ch = h / this.rows;
     const style = getComputedStyle(this.element);
-    if (this.showAligned) {
-      this.strokeAligned(g, style, 0, 0, cw, ch, Math.max(1, Math.min(1.5 * dpr, Math.min(cw, ch) / 8)));
+    if (this.showMarks) {
+      this.strokeMarks(g, style, 0, 0, cw, ch, Math.max(1, Math.min(1.5 * dpr, Math.min(cw, ch) / 8)));
     }
     if (this.hover) {
       const { r, c } = this.hover;
@@ -429,18 +432,18 @@ export class Heatmap {
   }
 
   /**
-   * Outlines each row's aligned cell on `g`, cells `cw` × `ch` from (x, y): a thin line of
+   * Outlines each row's marked cell on `g`, cells `cw` × `ch` from (x, y): a thin line of
    * dark and light dashes along the cell's edge, which reads on both ends of every colormap
    * and as an outline, not a filled cell, even on untrained (even) attention.
    * @private
    * @param {CanvasRenderingContext2D} g @param {CSSStyleDeclaration} style
    * @param {number} x @param {number} y @param {number} cw @param {number} ch @param {number} lw
    */
-  strokeAligned(g, style, x, y, cw, ch, lw) {
+  strokeMarks(g, style, x, y, cw, ch, lw) {
     const dash = Math.max(2, Math.min(cw, ch) / 4);
     for (const [color, offset] of /** @type {[string, number][]} */ ([
-      [style.getPropertyValue('--ap-aligned-halo').trim() || 'rgba(0,0,0,.6)', 0],
-      [style.getPropertyValue('--ap-aligned').trim() || '#fff', dash],
+      [style.getPropertyValue('--ap-mark-halo').trim() || 'rgba(0,0,0,.6)', 0],
+      [style.getPropertyValue('--ap-mark').trim() || '#fff', dash],
     ])) {
       g.strokeStyle = color;
       g.lineWidth = lw;
@@ -448,7 +451,7 @@ export class Heatmap {
       g.lineDashOffset = offset;
       g.beginPath();
       for (let r = 0; r < this.rows; r++) {
-        const c = this.aligned[r];
+        const c = this.rowMarks[r];
         if (c < 0) continue;
         const x0 = x + Math.round(c * cw);
         const y0 = y + Math.round(r * ch);
@@ -474,9 +477,9 @@ export class Heatmap {
     const hi = this.format(this.max);
     if (this.legendMin.textContent !== lo) this.legendMin.textContent = lo;
     if (this.legendMax.textContent !== hi) this.legendMax.textContent = hi;
-    // β on its fixed scale: where this frame's values lie on it.
+    // Numbers on a fixed scale: where this frame's values lie on it.
     const e = this.extent;
-    const now = this.kind === 'ktiw' && this.fixed && e ? `now ${this.format(e[0])} to ${this.format(e[1])}` : '';
+    const now = !this.shares && this.fixed && e ? `now ${this.format(e[0])} to ${this.format(e[1])}` : '';
     if (this.legendNow.textContent !== now) this.legendNow.textContent = now;
   }
 
@@ -487,7 +490,7 @@ export class Heatmap {
   format(v) {
     if (Number.isNaN(v)) return 'NaN';
     if (!Number.isFinite(v)) return v > 0 ? '+∞' : '−∞';
-    if (this.kind === 'attention') {
+    if (this.shares) {
       const p = v * 100;
       const a = Math.abs(p);
       if (a === 0) return '0%';
@@ -499,7 +502,7 @@ export class Heatmap {
 
   /**
    * The heatmap as a standalone picture for export: title, cells (one block of `cell`
-   * pixels each), the aligned outline, every k-th axis label and the colour legend, on the
+   * pixels each), the marks' outline, every k-th axis label and the colour legend, on the
    * page's background.
    * @param {number} [cell] pixels per cell (default: as large as shown, at least 12)
    * @returns {HTMLCanvasElement}
@@ -532,7 +535,7 @@ export class Heatmap {
     // Cells: the painted image, one pixel per cell, scaled up without smoothing.
     g.imageSmoothingEnabled = false;
     if (this.image) g.drawImage(this.cells, left, top, w, h);
-    if (this.showAligned) this.strokeAligned(g, style, left, top, size, size, Math.max(1, Math.min(px(1.5), size / 8)));
+    if (this.showMarks) this.strokeMarks(g, style, left, top, size, size, Math.max(1, Math.min(px(1.5), size / 8)));
     g.font = `${px(11)}px ${font}`;
     g.fillStyle = fg;
     g.textBaseline = 'middle';
@@ -555,7 +558,7 @@ export class Heatmap {
     const barY = top + h + px(38);
     g.fillStyle = fg;
     g.textAlign = 'left';
-    const low = `${this.kind === 'attention' ? 'α' : 'β'} ${this.format(this.min)}`;
+    const low = `${this.scale.symbol} ${this.format(this.min)}`;
     const barX = px(4) + g.measureText(low).width + px(6);
     g.fillText(low, px(4), barY - px(1));
     const barW = Math.max(px(60), Math.min(w - barX + left - px(60), px(160)));
@@ -713,7 +716,7 @@ export class Heatmap {
     const m = moves[e.key];
     if (!m) return;
     e.preventDefault();
-    const at = this.hover ?? { r: 0, c: this.aligned[0] >= 0 ? this.aligned[0] : 0 };
+    const at = this.hover ?? { r: 0, c: this.rowMarks[0] >= 0 ? this.rowMarks[0] : 0 };
     const r = this.hover ? Math.max(0, Math.min(this.rows - 1, at.r + m[0])) : at.r;
     const c = this.hover ? Math.max(0, Math.min(this.cols - 1, at.c + m[1])) : at.c;
     this.hover = { r, c };
@@ -750,17 +753,17 @@ export class Heatmap {
     const v = this.values[r * this.cols + c];
     const tok = (/** @type {readonly string[] | undefined} */ labels, /** @type {number} */ i) =>
       labels && i < labels.length ? labels[i] : '';
-    const a = this.aligned[r];
+    const a = this.rowMarks[r];
     const { row: [rowName, rowVar], col: [colName, colVar], mark } = this.axes;
     // Marked columns whose marks are hidden are not told (a class guesses them first).
-    const isMarked = this.showAligned && this.marked.includes(c);
+    const isMarked = this.showMarks && this.marked.includes(c);
     /** @type {[string, string][]} */
     const lines = [
-      [this.kind === 'attention' ? 'α' : 'β', this.kind === 'attention' ? this.format(v) : `${this.format(v)} log-odds`],
+      [this.scale.symbol, this.shares || !this.scale.unit ? this.format(v) : `${this.format(v)} ${this.scale.unit}`],
       [rowName, `${rowVar} = ${r}  “${tok(this.rowLabels, r)}”`],
       [colName, `${colVar} = ${c}  “${tok(this.colLabels, c)}”`],
       this.marked.length
-        ? [mark, this.showAligned ? (isMarked ? 'yes' : 'no') : 'not shown']
+        ? [mark, this.showMarks ? (isMarked ? 'yes' : 'no') : 'not shown']
         : [mark, a < 0 ? 'unknown' : a === c ? `yes, ${colVar} is the ${mark} position` : `no (${mark} ${colVar} = ${a})`],
     ];
     const t = this.tooltip;
@@ -779,7 +782,7 @@ export class Heatmap {
       if (k.textContent !== lines[i][0]) k.textContent = lines[i][0];
       if (val.textContent !== lines[i][1]) val.textContent = lines[i][1];
     }
-    t.classList.toggle('ap-tooltip--aligned', this.marked.length ? isMarked : a === c);
+    t.classList.toggle('ap-tooltip--marked', this.marked.length ? isMarked : a === c);
     t.hidden = false;
 
     // Place it inside the figure, beside the pointer (or the cell), flipping at the edges.

@@ -106,7 +106,7 @@ export const copying = {
         measure(wasm, first, second, step) {
           const [learned, uniform] = first.config.attention === 'uniform' ? [second, first] : [first, second];
           const { tgtLen, srcLen } = /** @type {{ tgtLen: number, srcLen: number }} */ (first.shape);
-          const maps = (/** @type {import('../../protocol.js').Snapshot} */ s) => /** @type {Record<string, Float32Array>} */ (s.evaluationMaps);
+          const maps = (/** @type {import('../../training/protocol.js').Snapshot} */ s) => /** @type {Record<string, Float32Array>} */ (s.evaluationMaps);
           const [uf, shuffled] = wasm.copyingAgreement(maps(learned).alpha, maps(uniform).beta, tgtLen, srcLen, step);
           return { uf, uf_shuffled: shuffled };
         },
@@ -232,14 +232,15 @@ export const copying = {
     },
   ],
   metrics: [
-    { key: 'loss', label: 'loss', format: (x) => x.toFixed(3) },
+    { key: 'loss', label: 'loss', format: (x) => x.toFixed(3), column: 'eval_loss' },
     { key: 'token_accuracy', label: 'token accuracy', format: pct },
     { key: 'attention_accuracy', label: 'attention accuracy', format: pct },
     { key: 'ktiw_accuracy', label: 'KTIW accuracy', format: pct },
     { key: 'ktiw_score', label: 'KTIW score', format: pct },
     { key: 'agreement', label: 'top-5% agreement of β with α', format: pct },
   ],
-  charts(names, compare = '', heads = 1) {
+  charts(names, compare, config) {
+    const heads = Number(config?.heads ?? 1);
     /** @type {import('../index.js').ChartSpec[]} */
     const charts = [
       {
@@ -302,7 +303,11 @@ export const copying = {
     return `loss ${e.loss.toFixed(3)}, token accuracy ${pct(e.token_accuracy)}, attention accuracy ${pct(e.attention_accuracy)}, KTIW accuracy ${pct(e.ktiw_accuracy)}`;
   },
   limits: (c) => ({ sequences: Number(c.eval_batch), heads: Number(c.heads) }),
-  batch: (c) => Number(c.batch),
+  // A batch splits by sequences; a large one (the paper size) over every core, up to 8; a
+  // small one's step is too short to win from splitting.
+  workers: (c, cores) => ({ most: Number(c.batch), auto: Number(c.batch) >= 64 ? Math.min(cores, 8) : 1 }),
+  // The switch of the marks was the part `aligned` before the sparse lab came.
+  partAliases: { aligned: 'marks' },
   parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
   embedParts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
   figures: [{ id: 'alpha', label: 'α heatmap' }, { id: 'beta', label: 'β heatmap' }],

@@ -4,13 +4,13 @@
 // what they show. They draw what the shell hands them; the charts are the shell's.
 
 import { Heatmap } from '../../views/heatmap.js';
-import { h, setText } from '../../dom.js';
+import { h, setText } from '../../ui/dom.js';
 
 /**
  * The copying lab's snapshot: α and β of the shown evaluation sequence (row-major tgtLen ×
  * srcLen; α of the shown head, or averaged), each head's α when K > 1, its tokens and the
  * source position each target step is aligned with (src/wasm/copying.rs).
- * @typedef {import('../../protocol.js').Snapshot & { shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
+ * @typedef {import('../../training/protocol.js').Snapshot & { shape: { tgtLen: number, srcLen: number, heads: number, evalSeqs: number },
  *   alpha: Float32Array, beta: Float32Array, perHead: Float32Array[], source: Uint32Array, target: Uint32Array,
  *   aligned: Uint32Array }} Snapshot
  */
@@ -33,7 +33,7 @@ function axes(s) {
     cols: s.shape.srcLen,
     rowLabels: Array.from(s.target, (t) => tokenName(t, vocab)),
     colLabels: Array.from(s.source, (t) => tokenName(t, vocab)),
-    aligned: s.aligned,
+    rowMarks: s.aligned,
   };
 }
 
@@ -52,15 +52,23 @@ const READOUTS = [
     'The probability the model gives the right token when made to look only at the position it copies, averaged over target steps.'],
 ];
 
+/** The maps' rows and columns: a target step by a source position; the outlined cell is the
+ * position the step copies. @type {import('../../views/heatmap.js').HeatmapAxes} */
+const AXES = { rowTitle: 'target step t', colTitle: 'source position s', row: ['target', 't'], col: ['source', 's'], mark: 'aligned' };
+/** What α's values are: attention weights. @type {import('../../views/heatmap.js').HeatmapScale} */
+const ATTENTION = { values: 'share', name: 'attention', symbol: 'α', legend: 'α' };
+/** What β's values are: log-odds of the right token. @type {import('../../views/heatmap.js').HeatmapScale} */
+const KTIW = { values: 'number', name: 'ktiw', symbol: 'β', legend: 'β (log-odds)', unit: 'log-odds' };
+
 /** β's colour scale, in log-odds: p = ½ (0) at its middle, the same at every step. */
 const BETA_RANGE = /** @type {const} */ ([-8, 8]);
 
 /**
  * Builds the views into `box`.
- * @param {HTMLElement} box @param {{ colormap: string, showAligned: boolean }} options
+ * @param {HTMLElement} box @param {{ colormap: string, showMarks: boolean }} options
  * @returns {LabViews}
  */
-export function createViews(box, { colormap, showAligned }) {
+export function createViews(box, { colormap, showMarks }) {
   const nameA = h('p', { id: 'name-a', class: 'run-name', hidden: true });
   const alphaBox = h('div', { id: 'alpha', class: 'map', 'data-part': 'alpha' });
   const betaBox = h('div', { id: 'beta', class: 'map', 'data-part': 'beta' });
@@ -83,18 +91,18 @@ export function createViews(box, { colormap, showAligned }) {
     nameB, h('div', { class: 'maps' }, alphaBoxB, betaBoxB), numbers('-b'));
   box.append(nameA, h('div', { class: 'maps' }, alphaBox, betaBox), headsBox, numbers(''), legend, mapsB);
 
-  const alpha = new Heatmap(alphaBox, { title: 'Attention α', kind: 'attention', colormap });
-  const beta = new Heatmap(betaBox, { title: 'KTIW β (log-odds)', kind: 'ktiw', colormap });
-  const alphaB = new Heatmap(alphaBoxB, { title: 'Attention α', kind: 'attention', colormap });
-  const betaB = new Heatmap(betaBoxB, { title: 'KTIW β (log-odds)', kind: 'ktiw', colormap });
+  const alpha = new Heatmap(alphaBox, { title: 'Attention α', scale: ATTENTION, axes: AXES, colormap });
+  const beta = new Heatmap(betaBox, { title: 'KTIW β (log-odds)', scale: KTIW, axes: AXES, colormap });
+  const alphaB = new Heatmap(alphaBoxB, { title: 'Attention α', scale: ATTENTION, axes: AXES, colormap });
+  const betaB = new Heatmap(betaBoxB, { title: 'KTIW β (log-odds)', scale: KTIW, axes: AXES, colormap });
   /** @type {Heatmap[]} */
   let headMaps = [];
   /** @type {HTMLElement[]} each head map's accuracy line */
   let headAccuracy = [];
   let cmap = colormap;
-  let aligned = showAligned;
+  let marks = showMarks;
   const maps = () => [alpha, beta, alphaB, betaB, ...headMaps];
-  for (const m of maps()) m.setShowAligned(aligned);
+  for (const m of maps()) m.setShowMarks(marks);
 
   /** One small α map per head when K > 1 (replaced, not leaked, when K changes), with the
    * head's attention accuracy under it. @param {Snapshot} s @param {Record<string, number> | undefined} evaluation */
@@ -107,13 +115,13 @@ export function createViews(box, { colormap, showAligned }) {
         const div = h('div', { class: 'head-map' });
         const acc = h('p', { class: 'head-accuracy', 'data-head': k + 1 }, '–');
         headsBox.append(div);
-        const map = new Heatmap(div, { title: `Head ${k + 1} α`, kind: 'attention', colormap: cmap });
+        const map = new Heatmap(div, { title: `Head ${k + 1} α`, scale: ATTENTION, axes: AXES, colormap: cmap });
         div.append(acc);
         headAccuracy.push(acc);
         return map;
       });
       headsBox.hidden = headMaps.length === 0;
-      for (const m of headMaps) m.setShowAligned(aligned);
+      for (const m of headMaps) m.setShowMarks(marks);
     }
     const common = axes(s);
     s.perHead.forEach((a, k) => headMaps[k].update({ ...common, values: a, range: [0, 1] }));
@@ -152,9 +160,9 @@ export function createViews(box, { colormap, showAligned }) {
       cmap = name;
       for (const m of maps()) m.setColormap(name);
     },
-    setShowAligned(show) {
-      aligned = show;
-      for (const m of maps()) m.setShowAligned(show);
+    setShowMarks(show) {
+      marks = show;
+      for (const m of maps()) m.setShowMarks(show);
     },
     invalidate() {
       for (const m of maps()) m.invalidate();

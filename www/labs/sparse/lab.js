@@ -149,15 +149,16 @@ export const sparse = {
     },
   ],
   metrics: [
-    { key: 'train_loss', label: 'train loss', format: (x) => x.toFixed(3) },
+    { key: 'train_loss', label: 'train loss', format: (x) => x.toFixed(3), column: 'train_set_loss' },
     { key: 'train_accuracy', label: 'train accuracy', format: pct },
     { key: 'test_loss', label: 'test loss', format: (x) => x.toFixed(3) },
     { key: 'test_accuracy', label: 'test accuracy', format: pct },
     { key: 'mass', label: 'attention on the hidden positions', format: pct },
     { key: 'found', label: 'hidden positions found', format: (x) => (x ? 'yes' : 'no') },
   ],
-  charts(names, compare = '', heads = 1) {
+  charts(names, compare, config) {
     void compare;
+    const heads = Number(config?.heads ?? 1);
     /** @type {import('../index.js').ChartSpec[]} */
     const charts = [
       {
@@ -204,7 +205,7 @@ export const sparse = {
   },
   limits: (c) => ({ sequences: Math.min(16, Number(c.test_samples)), heads: 1 }),
   // A sparse step is small: it is not split over workers.
-  batch: () => 1,
+  workers: () => ({ most: 1, auto: 1 }),
   parts: ['positions', 'input', 'picture', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart'],
   embedParts: ['positions', 'picture', 'compare-maps', 'metrics', 'acc-chart', 'heads-chart'],
   figures: [{ id: 'positions', label: 'attention over the positions' }, { id: 'picture', label: 'attention over training' }],

@@ -5,7 +5,7 @@
 // information limit log2 C(T, s) drawn for reference; under it a table of the same, and
 // the fits of m* against log T and against T once two lengths are done.
 
-import { h, setText } from '../../dom.js';
+import { h, setText } from '../../ui/dom.js';
 import { Colors } from '../../views/colors.js';
 import { ScalingPlan, LENGTHS } from './scaling.js';
 

@@ -5,9 +5,9 @@
 // facade's SampleSearch): all lengths at once, each trying one size at a time. Pure but
 // for the wasm module it is given; its view is scaling-view.js.
 
-import { formatValue } from '../../settings.js';
+import { formatValue } from '../../state/options.js';
 
-/** @typedef {import('../../pool.js').Job & { t: number, m: number }} ScalingJob */
+/** @typedef {import('../../training/pool.js').Job & { t: number, m: number }} ScalingJob */
 
 /** The lengths searched. */
 export const LENGTHS = [8, 16, 32, 64, 128];
@@ -75,8 +75,8 @@ export class ScalingPlan {
     return jobs;
   }
 
-  /** @param {import('../../pool.js').Job} job @param {Record<string, number> | undefined} last
-   * @param {import('../../protocol.js').Snapshot | null} snapshot */
+  /** @param {import('../../training/pool.js').Job} job @param {Record<string, number> | undefined} last
+   * @param {import('../../training/protocol.js').Snapshot | null} snapshot */
   record(job, last, snapshot) {
     const { t, m, config } = /** @type {ScalingJob} */ (job);
     const l = this.lengths.find((x) => x.t === t);
@@ -143,4 +143,6 @@ export const scalingExperiment = {
     + 'over this computer’s cores. The other settings are the run’s. The paper’s claim: m* grows like log T.',
   /** @param {Record<string, unknown>} config @param {any} wasm */
   plan: (config, wasm) => new ScalingPlan(config, wasm),
+  // Its runs' lengths, sizes, seeds and evaluations are the plan's own.
+  keys: ['length', 'samples', 'seed', 'eval_every'],
 };

@@ -5,14 +5,14 @@
 // the explanation. They draw what the shell hands them; the charts are the shell's.
 
 import { Heatmap } from '../../views/heatmap.js';
-import { h, setText } from '../../dom.js';
+import { h, setText } from '../../ui/dom.js';
 
 /**
  * The sparse lab's snapshot (src/wasm/sparse.rs): each head's attention (K, T) averaged
  * over the test set; test input `seq`'s bits (T), its label and its attention (K, T); the
  * hidden positions (s); the picture of attention over training, averaged over heads (n, T)
  * with the step of each row (n).
- * @typedef {import('../../protocol.js').Snapshot & { shape: { length: number, heads: number, examples: number,
+ * @typedef {import('../../training/protocol.js').Snapshot & { shape: { length: number, heads: number, examples: number,
  *   rejected: number, ambiguous: boolean }, attention: Float32Array, inputAttention: Float32Array,
  *   input: Uint32Array, hidden: Uint32Array, label: Float32Array, pictureSteps: Float32Array,
  *   picture: Float32Array }} Snapshot
@@ -20,6 +20,8 @@ import { h, setText } from '../../dom.js';
 /** @typedef {import('../index.js').LabFrame} LabFrame */
 /** @typedef {import('../index.js').LabViews} LabViews */
 
+/** What the maps' values are: attention weights. @type {import('../../views/heatmap.js').HeatmapScale} */
+const ATTENTION = { values: 'share', name: 'attention', symbol: 'α', legend: 'α' };
 /** @type {import('../../views/heatmap.js').HeatmapAxes} */
 const BY_HEAD = { rowTitle: 'head', colTitle: 'position t', row: ['head', 'k'], col: ['position', 't'], mark: 'hidden' };
 /** @type {import('../../views/heatmap.js').HeatmapAxes} */
@@ -72,10 +74,10 @@ function runViews(box, suffix, colormap) {
   // The picture under the map of positions, column for column; the numbers beside it.
   box.append(h('div', { class: 'maps' }, positionsBox, inputBox, pictureBox, h('div', {}, numbers, note)));
   // A row per head, a column per position: neither a sliver at T = 256 nor a tower at T = 2.
-  const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', colormap, axes: BY_HEAD, aspect: [2, 16] });
-  const input = new Heatmap(inputBox, { title: 'One test input', colormap, axes: BY_HEAD, aspect: [2, 16] });
+  const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', scale: ATTENTION, colormap, axes: BY_HEAD, aspect: [2, 16] });
+  const input = new Heatmap(inputBox, { title: 'One test input', scale: ATTENTION, colormap, axes: BY_HEAD, aspect: [2, 16] });
   // As wide as the map above it, position for position; at most half as high as wide.
-  const picture = new Heatmap(pictureBox, { title: 'Attention over training', colormap, axes: OVER_TRAINING, aspect: [2, 8] });
+  const picture = new Heatmap(pictureBox, { title: 'Attention over training', scale: ATTENTION, colormap, axes: OVER_TRAINING, aspect: [2, 8] });
   const maps = [positions, input, picture];
   const inputTitle = /** @type {HTMLElement} */ (inputBox.querySelector('.ap-title'));
   return {
@@ -109,10 +111,10 @@ function runViews(box, suffix, colormap) {
 
 /**
  * Builds the views into `box`.
- * @param {HTMLElement} box @param {{ colormap: string, showAligned: boolean }} options
+ * @param {HTMLElement} box @param {{ colormap: string, showMarks: boolean }} options
  * @returns {LabViews}
  */
-export function createViews(box, { colormap, showAligned }) {
+export function createViews(box, { colormap, showMarks }) {
   const nameA = h('p', { id: 'name-a', class: 'run-name', hidden: true });
   const first = h('div', { class: 'sparse-run' });
   const nameB = h('p', { id: 'name-b', class: 'run-name' });
@@ -122,7 +124,7 @@ export function createViews(box, { colormap, showAligned }) {
   const a = runViews(first, '', colormap);
   const b = runViews(second, '-b', colormap);
   const maps = () => [...a.maps, ...b.maps];
-  for (const m of maps()) m.setShowAligned(showAligned);
+  for (const m of maps()) m.setShowMarks(showMarks);
   return {
     update(frame) {
       const [ra, rb] = frame.runs;
@@ -138,8 +140,8 @@ export function createViews(box, { colormap, showAligned }) {
     setColormap(name) {
       for (const m of maps()) m.setColormap(name);
     },
-    setShowAligned(show) {
-      for (const m of maps()) m.setShowAligned(show);
+    setShowMarks(show) {
+      for (const m of maps()) m.setShowMarks(show);
     },
     invalidate() {
       for (const m of maps()) m.invalidate();

@@ -5,10 +5,10 @@
 // and readers are pure (tests/unit/export.test.js runs them in Node); download, panel and
 // png need a page.
 
-import { quote } from './url.js';
+import { quote } from '../state/url.js';
 
-/** @typedef {import('./protocol.js').Snapshot} Snapshot */
-/** @typedef {import('./protocol.js').History} History */
+/** @typedef {import('../training/protocol.js').Snapshot} Snapshot */
+/** @typedef {import('../training/protocol.js').History} History */
 
 export const RUN_FORMAT = 'attention-playground-run';
 export const WEIGHTS_FORMAT = 'attention-playground-weights';
@@ -81,16 +81,17 @@ function inWords(what, r) {
 
 /**
  * One row per step that has a training loss (the update that made the step) or an
- * evaluation (`eval_loss` is the evaluation batch's), in step order. A long run's series are
- * thinned (SavedRun.resolution); then a first line starting with `#` says how.
- * @param {SavedRun} run @param {readonly string[]} metrics the evaluation's columns
+ * evaluation, in step order: `step`, `train_loss` and a column per metric. A long run's
+ * series are thinned (SavedRun.resolution); then a first line starting with `#` says how.
+ * @param {SavedRun} run @param {readonly { key: string, name: string }[]} columns the
+ *   evaluation's columns: each metric's key and its column's name
  */
-export function historyCsv(run, metrics) {
+export function historyCsv(run, columns) {
   /** @type {Map<number, { train?: number, e?: Evaluation }>} */
   const rows = new Map();
   run.losses.step.forEach((step, i) => rows.set(step, { train: run.losses.loss[i] }));
   for (const e of run.evaluations) rows.set(e.step, { ...rows.get(e.step), e });
-  const head = ['step', 'train_loss', ...metrics.map((m) => (m === 'loss' ? 'eval_loss' : m))];
+  const head = ['step', 'train_loss', ...columns.map((c) => c.name)];
   const lines = [];
   const r = run.resolution;
   if (r.training_loss.stride > 1 || r.evaluations.stride > 1) {
@@ -99,7 +100,7 @@ export function historyCsv(run, metrics) {
   lines.push(head.join(','));
   for (const step of [...rows.keys()].sort((a, b) => a - b)) {
     const { train, e } = /** @type {{ train?: number, e?: Evaluation }} */ (rows.get(step));
-    lines.push([step, train === undefined ? '' : String(train), ...metrics.map((m) => (e ? String(e[m]) : ''))].join(','));
+    lines.push([step, train === undefined ? '' : String(train), ...columns.map((c) => (e ? String(e[c.key]) : ''))].join(','));
   }
   return new Blob([`${lines.join('\n')}\n`], { type: 'text/csv' });
 }
@@ -206,13 +207,14 @@ function checker(kind) {
  * @param {any} f parsed JSON
  * @param {{ name: string, metrics: { key: string }[], arrays: Arrays, checkSnapshot(s: Snapshot): string | null }} lab
  * @param {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string }} validate
+ * @param {string} unnamed the lab of a file that names none (version 1 came before there were two)
  * @returns {SavedRun}
  */
-export function readRunFile(f, lab, validate) {
+export function readRunFile(f, lab, validate, unnamed) {
   const c = checker('run file');
   if (f?.format !== RUN_FORMAT) throw new Error('not a run file of Attention Playground');
   if (f.version !== 1 && f.version !== VERSION) c.refuse(`version ${shown(f.version)}; this page reads versions 1 and ${VERSION}`);
-  const labName = f.lab === undefined ? 'copying' : c.text(f.lab, 'lab');
+  const labName = f.lab === undefined ? unnamed : c.text(f.lab, 'lab');
   if (labName !== lab.name) c.refuse(`it is a run of the lab ${shown(labName)}, this page shows “${lab.name}”`);
   const preset = c.text(f.preset, 'preset');
   const verdict = validate(c.object(f.config, 'config'));
@@ -308,13 +310,14 @@ export function weightsFile(w) {
 /**
  * Reads a weights file: its settings (for the trainer to check), step and values.
  * @param {any} f parsed JSON
+ * @param {string} unnamed the lab of a file that names none (version 1)
  * @returns {{ lab: string, preset: string, config: Record<string, unknown>, step: number, params: Float32Array }}
  */
-export function readWeightsFile(f) {
+export function readWeightsFile(f, unnamed) {
   const c = checker('weights file');
   if (f?.format !== WEIGHTS_FORMAT) throw new Error('not a weights file of Attention Playground');
   if (f.version !== 1 && f.version !== VERSION) c.refuse(`version ${shown(f.version)}; this page reads versions 1 and ${VERSION}`);
-  const lab = f.lab === undefined ? 'copying' : c.text(f.lab, 'lab');
+  const lab = f.lab === undefined ? unnamed : c.text(f.lab, 'lab');
   const preset = c.text(f.preset, 'preset');
   const config = c.object(f.config, 'config');
   const step = f.step === undefined ? 0 : c.whole(f.step, 'step');

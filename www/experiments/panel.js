@@ -4,11 +4,11 @@
 // of it, a CSV of every run so far, and a button that closes it. It draws at most every
 // DRAW_MS while the experiment trains, and changes nothing but through the store.
 
-import { byId, setText } from './dom.js';
-import { download } from './export.js';
+import { byId, setText } from '../ui/dom.js';
+import { download } from '../files/formats.js';
 
 /** @typedef {import('./experiments.js').Experiments} Experiments */
-/** @typedef {import('./store.js').Store} Store */
+/** @typedef {import('../state/store.js').Store} Store */
 
 /** The shortest time between two drawings while the experiment trains (ms). */
 const DRAW_MS = 250;

@@ -17,15 +17,15 @@
 // - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
 //   `hide`.
 
-import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './settings.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './options.js';
 
 export { formatValue };
-import { VARIANTS } from './variant.js';
-import { colormapNames } from './views/colormap.js';
-import { storySetup } from './labs/index.js';
-import { parseSeeds, formatSeeds, SEEDS_RANGE } from './sweep.js';
+import { VARIANTS } from '../training/variant.js';
+import { colormapNames } from '../views/colormap.js';
+import { storySetup } from '../labs/index.js';
+import { parseSeeds, formatSeeds, SEEDS_RANGE } from '../sweeps/seeds.js';
 
-/** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('../labs/index.js').Lab} Lab */
 
 const LINK_VERSION = 1;
 /** The most workers a link may ask for. */
@@ -36,7 +36,7 @@ const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
  *   colormap: string, theme: string, compare: string, story: number, seeds: string, experiment: boolean }} View
- * `seeds`: a sweep's seed range as the link writes it (sweep.js), '' for one run.
+ * `seeds`: a sweep's seed range as the link writes it (sweeps/seeds.js), '' for one run.
  * `experiment`: the lab's experiment (Lab.experiment) open beside the run.
  * @typedef {{ preset: string, overrides: Record<string, string>, view: Partial<View>,
  *   passthrough: [string, string][], problems: string[] }} Link

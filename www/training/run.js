@@ -1,11 +1,11 @@
 // @ts-check
-// A run: one training run in its worker (worker.js) and, for large batches, its helper
-// workers (helper.js). It starts and stops them, sends them the commands (play, pause,
+// A run: one training run in its worker (worker.js) and, for large batches, its replica
+// workers (replica.js). It starts and stops them, sends them the commands (play, pause,
 // step, reset, speed, learning rate, selection, weights), keeps the latest snapshot and the
 // run's evaluation history (bounded by the trainer: src/series.rs), and tells its owner
 // what happened. The first run, a compared one and each run of a sweep are all Runs.
 
-import { evaluationsOf } from './export.js';
+import { evaluationsOf } from '../files/formats.js';
 
 /** The time a frame of a run on screen may train before its snapshot (ms): the rest of the
  * display's 16.7 ms frame is the snapshot's. */
@@ -16,7 +16,7 @@ const FRAME_TRAIN_MS = 12;
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').History} History */
 /** @typedef {import('./protocol.js').Losses} Losses */
-/** @typedef {import('./export.js').Evaluation} Evaluation */
+/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
 /** @typedef {import('./variant.js').Variant} Variant */
 
 /**
@@ -37,7 +37,7 @@ export class Run {
     /** @private */ this.module = module;
     /** @private */ this.onEvent = onEvent;
     /** @private @type {Worker | null} */ this.worker = null;
-    /** @private @type {Worker[]} */ this.helpers = [];
+    /** @private @type {Worker[]} */ this.replicas = [];
     /** The settings it was last started on. @type {Record<string, unknown> | null} */
     this.config = null;
     /** Workers sharing each batch. */
@@ -109,11 +109,11 @@ export class Run {
     /** @type {MessagePort[]} */
     const ports = [];
     for (let i = 1; i < count; i++) {
-      const h = new Worker(new URL('./helper.js', import.meta.url), { type: 'module' });
-      h.addEventListener('error', (e) => this.receive({ type: 'panic', message: e.message || 'a helper worker failed to start' }));
+      const r = new Worker(new URL('./replica.js', import.meta.url), { type: 'module' });
+      r.addEventListener('error', (e) => this.receive({ type: 'panic', message: e.message || 'a replica worker failed to start' }));
       const channel = new MessageChannel();
-      h.postMessage({ type: 'init-helper', variant: this.variant, module: this.module, port: channel.port1 }, [channel.port1]);
-      this.helpers.push(h);
+      r.postMessage({ type: 'init-replica', variant: this.variant, module: this.module, port: channel.port1 }, [channel.port1]);
+      this.replicas.push(r);
       ports.push(channel.port2);
     }
     /** @type {ToWorker} */
@@ -127,9 +127,9 @@ export class Run {
   /** @private */
   terminate() {
     this.worker?.terminate();
-    for (const h of this.helpers) h.terminate();
+    for (const r of this.replicas) r.terminate();
     this.worker = null;
-    this.helpers = [];
+    this.replicas = [];
     this.giveUp('the run’s workers stopped');
   }
 

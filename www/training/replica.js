@@ -1,42 +1,42 @@
 // @ts-check
-// A helper worker of a data-parallel run: it holds one replica of the run's model (the
+// A replica worker of a data-parallel run: it holds one replica of the run's model (the
 // facade's Replica), computes its share of each batch's gradient when the leading worker
 // (worker.js) asks, and applies the summed gradient the leader sends back, with its part of
 // an evaluation when one is due. It talks only to the leader, through a MessagePort.
 
 import { instantiate, isPanic, lastPanic } from './wasm.js';
 
-/** @typedef {import('./protocol.js').ToHelper} ToHelper */
-/** @typedef {import('./protocol.js').FromHelper} FromHelper */
+/** @typedef {import('./protocol.js').ToReplica} ToReplica */
+/** @typedef {import('./protocol.js').FromReplica} FromReplica */
 
 /** @type {{ addEventListener(type: 'message', f: (e: MessageEvent) => void): void }} */
 const scope = /** @type {any} */ (self);
 
 scope.addEventListener('message', async (e) => {
-  if (e.data.type !== 'init-helper') return;
+  if (e.data.type !== 'init-replica') return;
   /** @type {MessagePort} */
   const port = e.data.port;
-  /** @param {FromHelper} m @param {Transferable[]} [transfer] */
+  /** @param {FromReplica} m @param {Transferable[]} [transfer] */
   const reply = (m, transfer = []) => port.postMessage(m, transfer);
   /** @type {any} */
   let wasm = null;
   /** @type {any} */
   let replica = null;
   // Messages that arrive while the module loads wait for it, in order.
-  /** @type {ToHelper[]} */
+  /** @type {ToReplica[]} */
   const early = [];
   port.onmessage = (ev) => early.push(ev.data);
   try {
     wasm = await instantiate(e.data.variant, e.data.module);
   } catch (err) {
     // Said at once, and again in answer to whatever the leader asks.
-    const failed = /** @type {FromHelper} */ ({ type: 'error', panic: true, kind: 'internal', message: `a helper could not start the ${e.data.variant} build: ${err}` });
+    const failed = /** @type {FromReplica} */ ({ type: 'error', panic: true, kind: 'internal', message: `a replica could not start the ${e.data.variant} build: ${err}` });
     reply(failed);
     port.onmessage = () => reply(failed);
     for (const m of early.splice(0)) if (m.type === 'compute' || m.type === 'apply') reply(failed);
     return;
   }
-  /** @param {ToHelper} m */
+  /** @param {ToReplica} m */
   const handle = (m) => {
     try {
       switch (m.type) {

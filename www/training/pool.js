@@ -10,7 +10,7 @@ import { Run } from './run.js';
 
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 
-/** Steps per frame a job trains at: as fast as the worker can (settings.js SPEEDS' fastest). */
+/** Steps per frame a job trains at: as fast as the worker can (state/options.js SPEEDS' fastest). */
 const FULL_SPEED = 1000;
 /** How long a job's worker trains between two snapshots (ms): its owner draws a few times a
  * second, and a snapshot every display frame would cost the training's time on every core. */

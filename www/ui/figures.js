@@ -4,17 +4,17 @@
 // only when a snapshot or an option changed (calmly, with reduced motion). What is shown
 // comes from the caller; nothing here changes a run or the store.
 
-import { LineChart } from './views/chart.js';
+import { LineChart } from '../views/chart.js';
 import { byId, setText } from './dom.js';
 
-/** @typedef {import('./labs/index.js').Lab} Lab */
-/** @typedef {import('./labs/index.js').LabFrame} LabFrame */
-/** @typedef {import('./export.js').Evaluation} Evaluation */
+/** @typedef {import('../labs/index.js').Lab} Lab */
+/** @typedef {import('../labs/index.js').LabFrame} LabFrame */
+/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
 
 /**
  * What to draw: each shown run's latest snapshot, its evaluations and its name, the
  * contrast they are compared by ('' for none), and the contrast's paired measurements.
- * @typedef {{ runs: { snapshot: import('./protocol.js').Snapshot, evaluations: readonly Evaluation[], name: string }[],
+ * @typedef {{ runs: { snapshot: import('../training/protocol.js').Snapshot, evaluations: readonly Evaluation[], name: string }[],
  *   names: [string, string] | null, compare: string, paired: readonly Evaluation[] }} Shown
  */
 
@@ -52,7 +52,7 @@ export function mergeHistories(a, b, keys, paired = []) {
 export class Figures {
   /**
    * @param {Lab} lab @param {() => Shown | null} shown what to draw, asked for each frame
-   * @param {{ colormap: string, showAligned: boolean, hidden: string[] }} options `hidden`: the
+   * @param {{ colormap: string, showMarks: boolean, hidden: string[] }} options `hidden`: the
    *   parts not to show (embed.js)
    */
   constructor(lab, shown, options) {
@@ -62,7 +62,7 @@ export class Figures {
     /** @readonly */ this.views = lab.createViews(byId('lab-figures'), options);
     /** @private @type {LineChart[]} */ this.charts = [];
     /** @private @type {string[]} the charts' ids, in order */ this.chartIds = [];
-    /** The charts shown now. @type {import('./labs/index.js').ChartSpec[]} */ this.specs = [];
+    /** The charts shown now. @type {import('../labs/index.js').ChartSpec[]} */ this.specs = [];
     /** @private @type {string} */ this.chartNames = '?';
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
@@ -75,19 +75,21 @@ export class Figures {
       this.draw(now);
     };
     requestAnimationFrame(frame);
-    this.syncCharts(null, '', 1);
+    this.syncCharts(null, '', null);
   }
 
-  /** The charts of one run or of two compared, made anew when that changes.
-   * @private @param {[string, string] | null} names @param {string} compare @param {number} heads */
-  syncCharts(names, compare, heads) {
-    const key = JSON.stringify([names, compare, heads]);
+  /** The charts the lab draws of one run (of settings `config`) or of two compared, made
+   * anew when they change.
+   * @private @param {[string, string] | null} names @param {string} compare
+   * @param {Record<string, unknown> | null} config */
+  syncCharts(names, compare, config) {
+    const specs = this.lab.charts(names, compare, config);
+    const key = JSON.stringify(specs.map((c) => [c.id, c.title, c.series, c.yRange]));
     if (key === this.chartNames) return;
     this.chartNames = key;
     for (const c of this.charts) c.destroy();
     const box = byId('charts');
     box.replaceChildren();
-    const specs = this.lab.charts(names, compare, heads);
     this.chartIds = specs.map((spec) => spec.id);
     this.specs = specs;
     this.charts = specs.map((spec) => {
@@ -136,7 +138,7 @@ export class Figures {
     if (this.reducedMotion.matches && a.snapshot.running && now - this.lastDraw < CALM_REDRAW_MS) return;
     this.lastDraw = now;
     this.dirty = false;
-    this.syncCharts(shown.names, shown.compare, Number(a.snapshot.shape.heads) || 1);
+    this.syncCharts(shown.names, shown.compare, a.snapshot.config);
     /** @type {LabFrame} */
     const frame = { runs: shown.runs.map((r) => ({ snapshot: r.snapshot, evaluation: r.evaluations.at(-1), name: r.name })) };
     this.views.update(frame);

@@ -4,16 +4,17 @@
 // writes only through the store's actions or the runs' commands, and shows the store's
 // state back; it never reads a run's snapshot.
 
-import { SPEEDS, THEMES } from './settings.js';
-import { colormapNames } from './views/colormap.js';
+import { SPEEDS, THEMES } from '../state/options.js';
+import { colormapNames } from '../views/colormap.js';
 import { byId, h, setText } from './dom.js';
-import { presetLabel, LABS, DEFAULT_LAB } from './labs/index.js';
-import { quote } from './url.js';
+import { presetLabel, LABS, DEFAULT_LAB } from '../labs/index.js';
+import { quote } from '../state/url.js';
+import { settingInputs } from './form.js';
 
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./store.js').State} State */
-/** @typedef {import('./runs.js').Runs} Runs */
-/** @typedef {import('./labs/index.js').Field} Field */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../state/store.js').State} State */
+/** @typedef {import('../training/runs.js').Runs} Runs */
+/** @typedef {import('../labs/index.js').Field} Field */
 
 /** @param {string} id */
 const select = (id) => /** @type {HTMLSelectElement} */ (byId(id));
@@ -83,9 +84,9 @@ export function createControls({ store, runs, cores, actions }) {
   compare.addEventListener('change', () => store.setView({ compare: compare.value }));
   select('seq').addEventListener('change', () => store.setView({ seq: Number(select('seq').value) }));
   select('head').addEventListener('change', () => store.setView({ head: Number(select('head').value) }));
-  const aligned = /** @type {HTMLInputElement} */ (byId('show-aligned'));
-  setText(byId('aligned-words'), lab.marks);
-  aligned.addEventListener('change', () => store.setView({ aligned: aligned.checked }));
+  const marks = /** @type {HTMLInputElement} */ (byId('show-marks'));
+  setText(byId('marks-words'), lab.marks);
+  marks.addEventListener('change', () => store.setView({ marks: marks.checked }));
   const cmap = select('colormap');
   cmap.replaceChildren(...colormapNames.map((n) => new Option(n, n)));
   cmap.addEventListener('change', () => store.setView({ colormap: cmap.value }));
@@ -131,11 +132,11 @@ export function createControls({ store, runs, cores, actions }) {
     play.textContent = s.playing ? 'Pause' : 'Play';
     play.setAttribute('aria-pressed', String(s.playing));
     select('speed').value = String(s.speed);
-    preset.value = store.custom() ? 'custom' : s.preset;
+    preset.value = store.isCustom() ? 'custom' : s.preset;
     workers.value = String(s.workers);
     compare.value = s.compare;
     seedChoices(seeds, s.seeds);
-    aligned.checked = s.aligned;
+    marks.checked = s.marks;
     cmap.value = s.colormap;
     theme.value = s.theme;
     if (!prev || prev.config !== s.config) fillForm(store.fields, s.config);
@@ -201,36 +202,36 @@ function showStory(store, s) {
 }
 
 /** The settings form, one input per field of the lab's settings (the trainer's), with the
- * lab's help text. @param {Store} store */
+ * lab's help text (form.js). @param {Store} store */
 function buildSettings(store) {
   const form = byId('settings');
-  for (const f of store.fields) {
-    const id = `set-${f.key}`;
+  for (const s of settingInputs(store.fields, store.lab.help)) {
+    const id = `set-${s.key}`;
     /** @type {HTMLInputElement | HTMLSelectElement} */
     let input;
-    if (f.kind === 'choice') {
+    if (s.element === 'select') {
       input = h('select', {});
-      for (const c of f.choices ?? []) input.append(new Option(c.words, c.name));
+      for (const [value, words] of s.options ?? []) input.append(new Option(words, value));
     } else {
-      input = h('input', { type: f.kind === 'switch' ? 'checkbox' : 'text' });
-      if (f.kind !== 'switch') input.inputMode = f.kind === 'whole' ? 'numeric' : 'decimal';
+      input = h('input', { type: s.element });
+      if (s.inputMode) input.inputMode = s.inputMode;
     }
     input.id = id;
-    input.title = store.lab.help[f.key] ?? f.words;
-    input.setAttribute('aria-describedby', `err-${f.key}`);
-    const label = h('label', { for: id }, f.words);
-    const err = h('div', { id: `err-${f.key}`, class: 'field-error', role: 'alert', hidden: true });
-    input.addEventListener('change', () => onSettingChange(store, f, input));
-    form.append(h('div', { class: 'setting' }, ...(f.kind === 'switch' ? [input, label, err] : [label, input, err])));
+    input.title = s.help;
+    input.setAttribute('aria-describedby', `err-${s.key}`);
+    const label = h('label', { for: id }, s.label);
+    const err = h('div', { id: `err-${s.key}`, class: 'field-error', role: 'alert', hidden: true });
+    input.addEventListener('change', () => onSettingChange(store, s.key, input));
+    form.append(h('div', { class: 'setting' }, ...(s.element === 'checkbox' ? [input, label, err] : [label, input, err])));
   }
 }
 
-/** @param {Store} store @param {Field} f @param {HTMLInputElement | HTMLSelectElement} input */
-function onSettingChange(store, f, input) {
+/** @param {Store} store @param {string} key @param {HTMLInputElement | HTMLSelectElement} input */
+function onSettingChange(store, key, input) {
   const raw = input instanceof HTMLInputElement && input.type === 'checkbox' ? input.checked : input.value;
-  const refused = store.setSetting(f.key, raw);
-  if (refused) showFieldError(f.key, refused);
-  else clearFieldError(f.key);
+  const refused = store.setSetting(key, raw);
+  if (refused) showFieldError(key, refused);
+  else clearFieldError(key);
 }
 
 /** Puts settings into the form. @param {Field[]} fields @param {Record<string, unknown>} config */

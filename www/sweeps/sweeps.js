@@ -4,17 +4,17 @@
 // the same seeds. Every seed is a job of a pool of runs (pool.js: one worker per core,
 // each training as fast as it can to the sweep's steps), queued so that two compared
 // sweeps fill in together. It knows no model: the steps, the contrast and what a seed's
-// evaluations say are the lab's (sweep.js reads them).
+// evaluations say are the lab's (seeds.js reads them).
 
-import { Pool } from './pool.js';
-import { parseSeeds, summarize } from './sweep.js';
+import { Pool } from '../training/pool.js';
+import { parseSeeds, summarize } from './seeds.js';
 
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./store.js').State} State */
-/** @typedef {import('./sweep.js').SeedRun} SeedRun */
-/** @typedef {import('./protocol.js').FromWorker} FromWorker */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../state/store.js').State} State */
+/** @typedef {import('./seeds.js').SeedRun} SeedRun */
+/** @typedef {import('../training/protocol.js').FromWorker} FromWorker */
 /** A seed's job: its run's settings and steps, and the seed's record it fills.
- * @typedef {import('./pool.js').Job & { seed: SeedRun }} SeedJob */
+ * @typedef {import('../training/pool.js').Job & { seed: SeedRun }} SeedJob */
 
 /** The most finished seeds kept for later sweeps. */
 const KEPT_MAX = 1000;
@@ -36,7 +36,7 @@ export function sweepSteps(store) {
 
 export class Sweeps {
   /**
-   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+   * @param {{ store: Store, variant: import('../training/variant.js').Variant, module: WebAssembly.Module,
    *   cores: number, onChange: () => void }} o `onChange`: a seed's run moved on
    */
   constructor({ store, variant, module, cores, onChange }) {
@@ -78,7 +78,7 @@ export class Sweeps {
     return this.sweeps.length > 0 && this.sweeps.every((w) => w.seeds.every((r) => r.done));
   }
 
-  /** Each sweep's summary (sweep.js). */
+  /** Each sweep's summary (seeds.js). */
   summaries() {
     const spec = this.store.lab.sweep;
     return this.sweeps.map((w) => summarize(w.seeds, spec, w.steps));
@@ -146,7 +146,7 @@ export class Sweeps {
   }
 
   /** @private @param {SeedJob} job @param {'snapshot' | 'done' | 'failed'} what
-   * @param {import('./run.js').Run} run @param {FromWorker} msg */
+   * @param {import('../training/run.js').Run} run @param {FromWorker} msg */
   receive(job, what, run, msg) {
     const seed = job.seed;
     if (what === 'failed') {

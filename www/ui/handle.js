@@ -4,11 +4,11 @@
 // step, settings, history and maps, the live runs, and whether the figures show the latest
 // snapshot. Copies out, nothing in: tests act through the UI (and debugPanic).
 
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./runs.js').Runs} Runs */
-/** @typedef {import('./run.js').Run} Run */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../training/runs.js').Runs} Runs */
+/** @typedef {import('../training/run.js').Run} Run */
 /** @typedef {import('./figures.js').Figures} Figures */
-/** @typedef {import('./protocol.js').Snapshot} Snapshot */
+/** @typedef {import('../training/protocol.js').Snapshot} Snapshot */
 
 /** A run's state in short (`workers`: the replicas its trainer has). @param {Snapshot} s @param {number} evaluations */
 function summary(s, evaluations) {
@@ -20,8 +20,8 @@ function summary(s, evaluations) {
 
 /**
  * Installs `window.__ap`.
- * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps,
- *   experiments: import('./experiments.js').Experiments, figures: Figures }} o
+ * @param {{ store: Store, runs: Runs, sweeps: import('../sweeps/sweeps.js').Sweeps,
+ *   experiments: import('../experiments/experiments.js').Experiments, figures: Figures }} o
  */
 export function installTestHandle({ store, runs, sweeps, experiments, figures }) {
   /** The live run `i` (0: the first, 1: the compared one). @param {number} i */
@@ -74,7 +74,7 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
       return out;
     },
     /** The sweeps (none, one, or two compared): each one's name, steps per seed, whether
-     * every seed is done, its summary (sweep.js) and each seed's evaluations. */
+     * every seed is done, its summary (sweeps/seeds.js) and each seed's evaluations. */
     sweeps() {
       const summaries = sweeps.summaries();
       return sweeps.sweeps.map((w, i) => {

@@ -7,12 +7,12 @@
 
 /** The URL of a build's glue module (its `.wasm` lies beside it). @param {Variant} variant */
 function glueUrl(variant) {
-  return new URL(`../pkg/${variant}/attention_playground.js`, import.meta.url).href;
+  return new URL(`../../pkg/${variant}/attention_playground.js`, import.meta.url).href;
 }
 
 /** Compiles a build's wasm (in the page; workers get the result). @param {Variant} variant */
 export async function compile(variant) {
-  const url = new URL(`../pkg/${variant}/attention_playground_bg.wasm`, import.meta.url);
+  const url = new URL(`../../pkg/${variant}/attention_playground_bg.wasm`, import.meta.url);
   const response = await fetch(url);
   if (!response.ok) throw new Error(`${url.pathname}: HTTP ${response.status}`);
   // A server that does not know the type of .wasm files rules out the streaming compile.

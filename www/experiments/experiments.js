@@ -5,22 +5,22 @@
 // for more, until it is done; the settings changed, it starts again; closed, it stops. It
 // knows no model: what to train and what the outcomes mean are the plan's.
 
-import { Pool } from './pool.js';
+import { Pool } from '../training/pool.js';
 
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./store.js').State} State */
-/** @typedef {import('./labs/index.js').ExperimentPlan} ExperimentPlan */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../state/store.js').State} State */
+/** @typedef {import('../labs/index.js').ExperimentPlan} ExperimentPlan */
 
 export class Experiments {
   /**
-   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
+   * @param {{ store: Store, variant: import('../training/variant.js').Variant, module: WebAssembly.Module,
    *   cores: number, wasm: any, onChange: () => void }} o `onChange`: the plan moved on
    */
   constructor({ store, variant, module, cores, wasm, onChange }) {
     /** @private */ this.store = store;
     /** @private */ this.wasm = wasm;
     /** @private */ this.onChange = onChange;
-    /** @private @type {Pool<import('./pool.js').Job>} */
+    /** @private @type {Pool<import('../training/pool.js').Job>} */
     this.pool = new Pool({
       lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module, cores,
       onJob: (job, what, run, msg) => {
@@ -54,9 +54,9 @@ export class Experiments {
       if (this.plan) this.stop();
       return;
     }
-    // The plan sets its runs' lengths, sizes, seeds and evaluations itself: the run's own
-    // do not change the experiment.
-    const key = JSON.stringify({ ...s.config, seed: null, length: null, samples: null, eval_every: null });
+    // The settings the plan sets itself: the run's own do not change the experiment.
+    const own = new Set(spec.keys);
+    const key = JSON.stringify(Object.entries(s.config).filter(([k]) => !own.has(k)));
     if (key !== this.key) {
       this.key = key;
       this.plan = spec.plan(s.config, this.wasm);

@@ -1,8 +1,8 @@
 // @ts-check
 // The worker that owns a run's trainer (run.js starts it): it instantiates the compiled
 // wasm it is given, runs as many steps per frame as the speed asks, and has the trainer
-// post one snapshot per frame with its typed arrays transferred. With helper workers
-// (helper.js) it leads a data-parallel run: it carries the gradients and evaluation parts
+// post one snapshot per frame with its typed arrays transferred. With replica workers
+// (replica.js) it leads a data-parallel run: it carries the gradients and evaluation parts
 // between the replicas; the reduction itself is the trainer's (src/parallel.rs). It knows
 // no model: the lab and its settings come with the messages.
 
@@ -10,7 +10,7 @@ import { instantiate, isPanic, lastPanic } from './wasm.js';
 
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
-/** @typedef {import('./protocol.js').FromHelper} FromHelper */
+/** @typedef {import('./protocol.js').FromReplica} FromReplica */
 
 /** The worker's global scope, typed by hand (the DOM lib types `self` as a Window).
  * @type {{ postMessage(msg: FromWorker, transfer?: Transferable[]): void,
@@ -67,11 +67,11 @@ function schedule(/** @type {number} */ delay) {
   else wake.port2.postMessage(id);
 }
 
-/** Ports to the helper workers of a data-parallel run (empty: this worker trains alone).
+/** Ports to the replica workers of a data-parallel run (empty: this worker trains alone).
  * @type {MessagePort[]} */
-let helpers = [];
-/** Per helper, the resolvers of the replies it owes, oldest first.
- * @type {((m: FromHelper) => void)[][]} */
+let replicas = [];
+/** Per replica, the resolvers of the replies it owes, oldest first.
+ * @type {((m: FromReplica) => void)[][]} */
 let pending = [];
 /** Every message and frame runs through this chain, one at a time, so a reset can never
  * land between a step's halves. */
@@ -92,19 +92,19 @@ function post(msg, transfer) {
   scope.postMessage(msg.type === 'diverged' || msg.type === 'error' ? { ...msg, generation } : msg, transfer ?? []);
 }
 
-/** Sends `msg` to every helper. @param {any} msg */
-function toHelpers(msg) {
-  for (const p of helpers) p.postMessage(msg);
+/** Sends `msg` to every replica. @param {any} msg */
+function toReplicas(msg) {
+  for (const p of replicas) p.postMessage(msg);
 }
 
-/** If `err` is a trap (a Rust panic) here or in a helper, reports it and marks the module
+/** If `err` is a trap (a Rust panic) here or in a replica, reports it and marks the module
  * dead: after a panic only a fresh worker can go on. Returns whether it was one.
- * @param {unknown} err @param {string} [helperMessage] a helper's panic message */
-function panicked(err, helperMessage) {
-  if (!(isPanic(err) || helperMessage)) return false;
+ * @param {unknown} err @param {string} [replicaMessage] a replica's panic message */
+function panicked(err, replicaMessage) {
+  if (!(isPanic(err) || replicaMessage)) return false;
   dead = true;
   running = false;
-  post({ type: 'panic', message: lastPanic() || helperMessage || String(err) });
+  post({ type: 'panic', message: lastPanic() || replicaMessage || String(err) });
   return true;
 }
 
@@ -143,12 +143,12 @@ function guard(where, f) {
 /** Builds a trainer for `config`; the current one stays if it is refused.
  * @param {Record<string, unknown>} config */
 function build(config) {
-  const count = helpers.length + 1;
+  const count = replicas.length + 1;
   const t = guard('config', () => new wasm.Trainer(lab, config, count));
   if (!t) return false;
   trainer?.free();
   trainer = t;
-  helpers.forEach((p, i) => p.postMessage({ type: 'config', lab, config, index: i + 1, count }));
+  replicas.forEach((p, i) => p.postMessage({ type: 'config', lab, config, index: i + 1, count }));
   restart();
   return true;
 }
@@ -179,12 +179,12 @@ function sendSnapshot() {
   if (version !== undefined) sentHistory = version;
 }
 
-/** Sends `msg` to helper `i` (transferring `transfer`) and resolves with its reply.
- * @param {number} i @param {any} msg @param {Transferable[]} [transfer] @returns {Promise<FromHelper>} */
+/** Sends `msg` to replica `i` (transferring `transfer`) and resolves with its reply.
+ * @param {number} i @param {any} msg @param {Transferable[]} [transfer] @returns {Promise<FromReplica>} */
 function ask(i, msg, transfer = []) {
   return new Promise((resolve) => {
     pending[i].push(resolve);
-    helpers[i].postMessage(msg, transfer);
+    replicas[i].postMessage(msg, transfer);
   });
 }
 
@@ -193,7 +193,7 @@ function ask(i, msg, transfer = []) {
  * parts. Resolves false if the run diverged or a replica failed. */
 async function parallelStep() {
   const before = trainer.step;
-  const replies = helpers.map((_, i) => ask(i, { type: 'compute' }));
+  const replies = replicas.map((_, i) => ask(i, { type: 'compute' }));
   let failure = null;
   try {
     trainer.computeGradient();
@@ -213,8 +213,8 @@ async function parallelStep() {
   }
   for (const r of got) if (r.type === 'grad') trainer.addGradient(r.grad, r.loss);
   const sum = trainer.gradient();
-  const applied = helpers.map((_, i) => {
-    const copy = i === helpers.length - 1 ? sum : sum.slice();
+  const applied = replicas.map((_, i) => {
+    const copy = i === replicas.length - 1 ? sum : sum.slice();
     return ask(i, { type: 'apply', grad: copy }, [copy.buffer]).then((r) => {
       // A replica that failed to apply the update is no longer the same model: stop.
       if (r.type === 'error' && !dead) panicked(null, r.message);
@@ -235,7 +235,7 @@ async function parallelStep() {
 async function train(/** @type {number} */ n) {
   const start = performance.now();
   for (let i = 0; i < n; i++) {
-    if (helpers.length) {
+    if (replicas.length) {
       if (!(await parallelStep())) return false;
     } else {
       const before = trainer.step;
@@ -305,15 +305,15 @@ async function handle(msg) {
       speed = msg.speed;
       budgetMs = msg.frameMs;
       generation = msg.generation;
-      helpers = msg.ports;
-      pending = helpers.map(() => []);
-      helpers.forEach((p, i) => {
-        p.onmessage = (/** @type {MessageEvent<FromHelper>} */ ev) => {
+      replicas = msg.ports;
+      pending = replicas.map(() => []);
+      replicas.forEach((p, i) => {
+        p.onmessage = (/** @type {MessageEvent<FromReplica>} */ ev) => {
           const resolve = pending[i].shift();
           if (resolve) resolve(ev.data);
-          // A helper that failed unasked (it could not start): the run cannot go on.
+          // A replica that failed unasked (it could not start): the run cannot go on.
           else if (ev.data.type === 'error' && !(ev.data.panic && panicked(null, ev.data.message))) {
-            post({ type: 'error', where: 'helper', kind: ev.data.kind, message: ev.data.message });
+            post({ type: 'error', where: 'replica', kind: ev.data.kind, message: ev.data.message });
           }
         };
       });
@@ -370,7 +370,7 @@ async function handle(msg) {
         return true;
       });
       if (ok) {
-        toHelpers({ type: 'live', key: msg.key, value: msg.value });
+        toReplicas({ type: 'live', key: msg.key, value: msg.value });
         post({ type: 'live', key: msg.key, value: msg.value });
         if (!running) sendSnapshot();
       }
@@ -383,7 +383,7 @@ async function handle(msg) {
         return true;
       });
       if (ok) {
-        toHelpers({ type: 'reset', seed: msg.seed });
+        toReplicas({ type: 'reset', seed: msg.seed });
         restart();
         post({ type: 'reset' });
       }
@@ -440,7 +440,7 @@ async function handle(msg) {
         return true;
       });
       if (ok) {
-        toHelpers({ type: 'load-params', params: msg.params, step: msg.step });
+        toReplicas({ type: 'load-params', params: msg.params, step: msg.step });
         restart();
         post({ type: 'loaded', step: msg.step });
       }

@@ -3,13 +3,13 @@
 // an embedded page sends its host (frame.js), whether it is in view, and the snippet that
 // embeds it. main.js wires these in; nothing here knows the trainer or a lab.
 
-import { quote } from './url.js';
+import { quote } from '../state/url.js';
 import { SANDBOX } from './frame.js';
 
 /** The shell's parts a `hide=` list can name (each element with `data-part="name"`); a lab
  * adds its own views' parts. */
 const SHELL_PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'new-seed', 'copy-link', 'embed',
-  'export', 'open', 'speed', 'lab', 'preset', 'workers', 'seeds', 'compare', 'seq', 'head', 'aligned', 'colormap', 'theme', 'story', 'help', 'full-page',
+  'export', 'open', 'speed', 'lab', 'preset', 'workers', 'seeds', 'compare', 'seq', 'head', 'marks', 'colormap', 'theme', 'story', 'help', 'full-page',
   'settings', 'explain', 'sweep', 'experiment', 'experiment-button'];
 /** What embed mode shows of the shell: play / step / reset, the step count, a way out (and
  * the lab's figures). */
@@ -18,8 +18,8 @@ const SHELL_EMBED_PARTS = ['story-panel', 'step-count', 'play', 'step', 'reset',
 /**
  * The parts to hide for a link's `embed` and `hide` values, and the names it got wrong.
  * @param {boolean} embed @param {string | null} hide comma-separated part names
- * @param {{ parts: string[], embedParts: string[] }} lab the lab's views' parts, and those
- *   embed mode shows
+ * @param {{ parts: string[], embedParts: string[], partAliases?: Record<string, string> }} lab the
+ *   lab's views' parts, those embed mode shows, and older names of parts a link may use
  * @returns {{ hidden: string[], problems: string[] }}
  */
 export function hiddenParts(embed, hide, lab) {
@@ -30,9 +30,10 @@ export function hiddenParts(embed, hide, lab) {
   const problems = [];
   /** @type {string[]} */
   const unknown = [];
-  for (const name of (hide ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+  for (const given of (hide ?? '').split(',').map((s) => s.trim()).filter(Boolean)) {
+    const name = lab.partAliases && Object.hasOwn(lab.partAliases, given) ? lab.partAliases[given] : given;
     if (parts.includes(name)) hidden.add(name);
-    else unknown.push(`“${quote(name)}”`);
+    else unknown.push(`“${quote(given)}”`);
   }
   if (unknown.length) {
     const got = unknown.length <= 3 ? unknown.join(', ') : `${unknown.slice(0, 3).join(', ')} and ${unknown.length - 3} more`;
@@ -104,7 +105,7 @@ export function watchVisibility(target, watchScroll, onChange) {
  * @param {string} url @param {number} [height] the frame’s height until the page reports its own */
 export function embedSnippet(url, height = 900) {
   const attr = (/** @type {string} */ s) => s.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
-  const host = new URL('./host.js', import.meta.url).href;
+  const host = new URL('../host.js', import.meta.url).href;
   return `<iframe src="${attr(url)}" title="Attention Playground: attention learning live"
   width="100%" height="${Math.ceil(height)}" frameborder="0" loading="lazy"
   sandbox="${SANDBOX}"></iframe>

@@ -1,6 +1,6 @@
 // @ts-check
 // The typed messages between a run (run.js), its worker (worker.js) and the worker's
-// helpers (helper.js), and the snapshot the trainer posts. Types only: nothing here runs.
+// replicas (replica.js), and the snapshot the trainer posts. Types only: nothing here runs.
 
 /**
  * A series of the run as columns (src/series.rs): every entry from step `recentFrom` on,
@@ -57,7 +57,7 @@
  */
 
 /**
- * An evaluation part of a helper's rows (the facade's `Replica.applySum`): its metrics, its
+ * An evaluation part of a replica's rows (the facade's `Replica.applySum`): its metrics, its
  * rows and the lab's typed arrays of them.
  * @typedef {{ evaluation: Record<string, number>, lo: number, hi: number, [array: string]: unknown }} EvaluationPart
  */
@@ -66,13 +66,13 @@
  * @typedef {{ type: 'config', lab: string, config: Record<string, unknown>, index: number, count: number }
  *   | { type: 'compute' } | { type: 'apply', grad: Float32Array }
  *   | { type: 'reset', seed?: number } | { type: 'live', key: string, value: unknown }
- *   | { type: 'load-params', params: Float32Array, step: number }} ToHelper
+ *   | { type: 'load-params', params: Float32Array, step: number }} ToReplica
  */
 
 /**
  * @typedef {{ type: 'grad', loss: number, grad: Float32Array }
  *   | { type: 'applied', part: EvaluationPart | undefined }
- *   | { type: 'error', panic: boolean, kind: string, message: string }} FromHelper
+ *   | { type: 'error', panic: boolean, kind: string, message: string }} FromReplica
  */
 
 export {};

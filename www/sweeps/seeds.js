@@ -6,8 +6,8 @@
 // first) and its CSV, with the columns of `reproduce`'s. Node's tests run it
 // (tests/unit/sweep.test.js).
 
-/** @typedef {import('./export.js').Evaluation} Evaluation */
-/** @typedef {import('./labs/index.js').SweepSpec} SweepSpec */
+/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
+/** @typedef {import('../labs/index.js').SweepSpec} SweepSpec */
 
 /** The seeds of a sweep: `from`, `from + 1`, …, `from + count − 1`. @typedef {{ from: number, count: number }} SeedRange */
 
@@ -41,8 +41,8 @@ export function formatSeeds(r) {
 
 /**
  * A seed's outcome: `reached` the lab's success threshold; `stalled` below it with the
- * lab's stall metric under its mark once half the steps are trained (the copying lab's:
- * attention that has not found the diagonal); else `learning` (also a seed too young to
+ * lab's stall metric under its mark once half the steps are trained (say, attention that
+ * has not found where to look); else `learning` (also a seed too young to
  * tell); `waiting` before its first evaluation; `failed` if its run stopped.
  * @typedef {'reached' | 'learning' | 'stalled' | 'waiting' | 'failed'} Outcome
  */

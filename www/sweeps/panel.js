@@ -1,18 +1,18 @@
 // @ts-check
 // The sweep panel: for each sweep (one, or two compared) its outcome so far in words, the
-// chart of its seeds' curves (views/sweep-chart.js) and a table of its seeds, each of which
+// chart of its seeds' curves (chart.js) and a table of its seeds, each of which
 // opens as the run on screen. It draws what Sweeps (sweeps.js) holds, at most once per
 // animation frame; it changes nothing but through the store (openSeed) and its own
 // choice of curve.
 
-import { SweepChart } from './views/sweep-chart.js';
-import { byId, h, setText } from './dom.js';
+import { SweepChart } from './chart.js';
+import { byId, h, setText } from '../ui/dom.js';
 
 /** @typedef {import('./sweeps.js').Sweeps} Sweeps */
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./sweep.js').Outcome} Outcome */
-/** @typedef {import('./sweep.js').SeedResult} SeedResult */
-/** @typedef {import('./sweep.js').SweepSummary} SweepSummary */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('./seeds.js').Outcome} Outcome */
+/** @typedef {import('./seeds.js').SeedResult} SeedResult */
+/** @typedef {import('./seeds.js').SweepSummary} SweepSummary */
 
 /** Each outcome's colour and words. @type {Record<Outcome, { color: string, words: string }>} */
 const OUTCOME = {

@@ -6,13 +6,13 @@
 // to the page (onEvent). It knows no model: contrasts and batch sizes are the lab's.
 
 import { Run } from './run.js';
-import { same } from './settings.js';
-import { sweepSteps } from './sweeps.js';
+import { same } from '../state/options.js';
+import { sweepSteps } from '../sweeps/sweeps.js';
 
-/** @typedef {import('./store.js').State} State */
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./labs/index.js').Lab} Lab */
-/** @typedef {import('./labs/index.js').Budget} Budget */
+/** @typedef {import('../state/store.js').State} State */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../labs/index.js').Lab} Lab */
+/** @typedef {import('../labs/index.js').Budget} Budget */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 
 /** @typedef {(which: 'first' | 'second', run: Run, msg: FromWorker) => void} RunsEvents */
@@ -32,7 +32,7 @@ export class Runs {
     /** @private */ this.wasm = wasm;
     /** The contrast's paired measurement at each evaluation both runs made, oldest first
      * (every one up to PAIRED_MAX, then every other one of the older half: bounded).
-     * @type {import('./export.js').Evaluation[]} */
+     * @type {import('../files/formats.js').Evaluation[]} */
     this.paired = [];
     /** The starts of the two runs the series is of, and its last step measured. @private */
     this.pairedOf = { runs: '', step: -1 };
@@ -89,17 +89,17 @@ export class Runs {
     return s.compare ? this.lab.contrasts[s.compare].names(s.config) : null;
   }
 
-  /** How many workers share each batch: all cores for large batches (the paper size), one
-   * for small ones, where a step is too short to win from splitting, and one beside a
-   * sweep; never more than the batch has sequences. @param {Record<string, unknown>} config */
+  /** How many workers share each batch: the user's choice (at most what the lab's run
+   * can split into), else the lab's for these settings on this machine's cores, and one
+   * beside a sweep. @param {Record<string, unknown>} config */
   workersFor(config) {
     const w = this.store.state.workers;
-    const batch = this.lab.batch(config);
-    if (w !== 'auto') return Math.max(1, Math.min(w, batch));
+    const { most, auto } = this.lab.workers(config, this.cores);
+    if (w !== 'auto') return Math.max(1, Math.min(w, most));
     // Beside a sweep (whose seeds train on one worker each), one worker: a seed opened from
     // it is then the sweep's run bit for bit (the worker count changes the gradients' sums).
     if (this.store.state.seeds) return 1;
-    return batch >= 64 ? Math.max(1, Math.min(this.cores, 8)) : 1;
+    return Math.max(1, Math.min(auto, most));
   }
 
   /** Brings the runs in line with the store's state. @param {State} [s] */

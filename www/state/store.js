@@ -6,17 +6,17 @@
 // write here. Pure: no DOM (tests/unit/store.test.js runs it in Node).
 
 import { readLink, writeLink, quote, DEFAULT_VIEW } from './url.js';
-import { differs } from './settings.js';
-import { storySetup, budgetOf } from './labs/index.js';
+import { differs } from './options.js';
+import { storySetup, budgetOf } from '../labs/index.js';
 
-/** @typedef {import('./labs/index.js').Lab} Lab */
+/** @typedef {import('../labs/index.js').Lab} Lab */
 /** @typedef {import('./url.js').View} View */
-/** @typedef {import('./export.js').SavedRun} SavedRun */
+/** @typedef {import('../files/formats.js').SavedRun} SavedRun */
 
 /**
  * @typedef {View & {
  *   lab: string, preset: string, config: Record<string, unknown>,
- *   aligned: boolean, playing: boolean, viewing: SavedRun | null,
+ *   marks: boolean, playing: boolean, viewing: SavedRun | null,
  *   passthrough: [string, string][], fresh: number }} State
  * `fresh` counts the requests for a new run (a preset chosen, a setting changed, a story
  * step): the run restarts even where the settings stay the same.
@@ -32,7 +32,7 @@ import { storySetup, budgetOf } from './labs/index.js';
 /**
  * What the trainer says of a lab's settings: their fields (in the order a form lists
  * them), its presets by name, and its verdict on settings.
- * @typedef {{ fields: import('./labs/index.js').Field[], presets: Record<string, Record<string, unknown>>,
+ * @typedef {{ fields: import('../labs/index.js').Field[], presets: Record<string, Record<string, unknown>>,
  *   validate: Validate }} Trainer
  */
 
@@ -55,7 +55,7 @@ export class Store {
       lab: lab.name,
       preset: lab.defaultPreset,
       config: presets[lab.defaultPreset],
-      aligned: true,
+      marks: true,
       playing: false,
       viewing: null,
       passthrough: [],
@@ -139,7 +139,7 @@ export class Store {
   /** Whether the settings differ from their preset's in more than the live ones (a
    * learning rate changed while training keeps the preset) and those in `ignore`.
    * @param {string[]} [ignore] */
-  custom(ignore = []) {
+  isCustom(ignore = []) {
     const same = new Set([...this.fields.filter((f) => f.live).map((f) => f.key), ...ignore]);
     const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !same.has(k)));
     return differs(this.state.config, base);
@@ -149,7 +149,7 @@ export class Store {
    * user's own (the claims are over seeds: another seed keeps it). */
   budget() {
     const s = this.state;
-    return this.custom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+    return this.isCustom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
   }
 
   /** A new run of a preset. @param {string} name */
@@ -174,7 +174,7 @@ export class Store {
 
   /** View options (none of them changes the run's model; `seeds` opens or closes a sweep
    * beside it, whose seeds are its own). @param {Partial<Pick<State, 'speed' | 'workers' | 'seq'
-   * | 'head' | 'colormap' | 'theme' | 'compare' | 'aligned' | 'seeds' | 'experiment'>>} patch */
+   * | 'head' | 'colormap' | 'theme' | 'compare' | 'marks' | 'seeds' | 'experiment'>>} patch */
   setView(patch) {
     if (patch.compare !== undefined && patch.compare !== '' && !Object.hasOwn(this.lab.contrasts, patch.compare)) return;
     if (patch.experiment && !this.lab.experiment) return;

@@ -5,7 +5,7 @@
 // choosing a seed with the arrow keys, opens that seed. Draws only when given new curves
 // or when its size or colours change.
 
-import { Colors } from './colors.js';
+import { Colors } from '../views/colors.js';
 
 /**
  * One seed's curve: its points (step, value) in step order, its outcome's colour (a CSS

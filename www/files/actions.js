@@ -1,25 +1,25 @@
 // @ts-check
 // The page's file actions: Export (pictures of the figures, the history, the run file, the
 // weights) of the run on screen, and Open (a run file to view, a weights file to load into
-// the live run). The formats are export.js's; checking weights is the trainer's.
+// the live run). The formats are formats.js's; checking weights is the trainer's.
 
 import {
   download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
   resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT, MAX_FILE_BYTES,
-} from './export.js';
-import { presetLabel } from './labs/index.js';
-import { quote } from './url.js';
-import { showStatus } from './controls.js';
-import { sweepCsv } from './sweep.js';
+} from './formats.js';
+import { presetLabel, DEFAULT_LAB } from '../labs/index.js';
+import { quote } from '../state/url.js';
+import { showStatus } from '../ui/controls.js';
+import { sweepCsv } from '../sweeps/seeds.js';
 
-/** @typedef {import('./export.js').SavedRun} SavedRun */
-/** @typedef {import('./store.js').Store} Store */
-/** @typedef {import('./runs.js').Runs} Runs */
-/** @typedef {import('./figures.js').Figures} Figures */
+/** @typedef {import('./formats.js').SavedRun} SavedRun */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../training/runs.js').Runs} Runs */
+/** @typedef {import('../ui/figures.js').Figures} Figures */
 
 /**
- * @param {{ store: Store, runs: Runs, sweeps: import('./sweeps.js').Sweeps, figures: Figures, wasm: any,
- *   link: () => string, validate: import('./store.js').Validate }} o
+ * @param {{ store: Store, runs: Runs, sweeps: import('../sweeps/sweeps.js').Sweeps, figures: Figures, wasm: any,
+ *   link: () => string, validate: import('../state/store.js').Validate }} o
  */
 export function fileActions({ store, runs, sweeps, figures, wasm, link, validate }) {
   const lab = store.lab;
@@ -67,9 +67,11 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
         return download(`${base}-figures.png`, await png(panel(rows, caption)));
       }
       case 'csv': {
-        // The lab's metrics, then the run's own columns (each head's attention accuracy).
+        // The lab's metrics (under their columns' names), then the run's own columns (a
+        // metric by head).
         const own = Object.keys(run.evaluations[0] ?? {}).filter((k) => k !== 'step' && !metrics.includes(k));
-        return download(`${base}-history.csv`, historyCsv(run, [...metrics, ...own]));
+        const columns = [...lab.metrics.map((m) => ({ key: m.key, name: m.column ?? m.key })), ...own.map((k) => ({ key: k, name: k }))];
+        return download(`${base}-history.csv`, historyCsv(run, columns));
       }
       case 'history':
         return download(`${base}-history.json`, historyJson(run));
@@ -110,9 +112,9 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
     }
     try {
       if (f?.format === RUN_FORMAT) {
-        store.view({ ...readRunFile(f, lab, validate), name: file.name });
+        store.view({ ...readRunFile(f, lab, validate, DEFAULT_LAB), name: file.name });
       } else if (f?.format === WEIGHTS_FORMAT) {
-        const w = readWeightsFile(f);
+        const w = readWeightsFile(f, DEFAULT_LAB);
         if (w.lab !== lab.name) throw new Error(`weights file: weights of the lab “${quote(w.lab)}”, this page shows “${lab.name}”`);
         const preset = Object.hasOwn(store.presets, w.preset) ? w.preset : store.state.preset;
         const verdict = validate({ ...store.presets[preset], ...w.config });
@@ -135,7 +137,7 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
     const seeds = store.state.seeds;
     sweeps.sweeps.forEach((w, i) => {
       const name = w.name ? `-${w.name.replace(/[^a-z0-9]+/gi, '-')}` : '';
-      const file = `attention-playground-${store.custom(['seed']) ? 'custom' : store.state.preset}${name}-seeds${seeds}-steps${w.steps}.csv`;
+      const file = `attention-playground-${store.isCustom(['seed']) ? 'custom' : store.state.preset}${name}-seeds${seeds}-steps${w.steps}.csv`;
       // Two downloads at once: the second a moment later, as browsers may drop it otherwise.
       setTimeout(() => download(file, new Blob([sweepCsv(w.seeds, lab.sweep)], { type: 'text/csv' })), 300 * i);
     });
