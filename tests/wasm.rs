@@ -142,3 +142,42 @@ fn validate_config_reads_text_and_names_the_refused_field() {
         assert_eq!(String::from(js_sys::Error::from(err).message()), want);
     }
 }
+
+/// The facade's errors carry the run's kind: weights that do not fit are `weights`, a live
+/// setting out of range or one that is not live is `setting` (naming the field), a step that
+/// diverges is `diverged`; each leaves the run as it was.
+#[wasm_bindgen_test]
+fn facade_errors_carry_their_kind() {
+    use attention_playground::optim::OptimizerKind;
+    let kind = |e: &wasm_bindgen::JsValue| {
+        js_sys::Reflect::get(e, &"kind".into())
+            .unwrap()
+            .as_string()
+            .unwrap_or_default()
+    };
+    let config = serde_wasm_bindgen::to_value(&reference_config()).unwrap();
+    let mut t = WasmTrainer::new("copying", config, None).unwrap_or_else(|_| panic!("refused"));
+    let params = t.params().to_vec();
+    let err = t.load_params(&params[1..], 0.0).expect_err("refused");
+    assert_eq!(kind(&err), "weights");
+    let err = t
+        .set_live("learning_rate", (-1.0).into())
+        .expect_err("refused");
+    assert_eq!(kind(&err), "setting");
+    let field = js_sys::Reflect::get(&err, &"field".into()).unwrap();
+    assert_eq!(field.as_string().as_deref(), Some("learning_rate"));
+    let err = t.set_live("hidden", 8.0.into()).expect_err("not live");
+    assert_eq!(kind(&err), "setting");
+    assert_eq!(t.step(), 0.0, "nothing trained");
+    t.set_live("learning_rate", 0.5.into())
+        .unwrap_or_else(|_| panic!("a live setting in range"));
+    let steep = attention_playground::copying::config::Config {
+        optimizer: OptimizerKind::Sgd,
+        learning_rate: 100.0,
+        ..reference_config()
+    };
+    let config = serde_wasm_bindgen::to_value(&steep).unwrap();
+    let mut t = WasmTrainer::new("copying", config, None).unwrap_or_else(|_| panic!("refused"));
+    let err = t.steps(500).expect_err("lr 100 with SGD diverges");
+    assert_eq!(kind(&err), "diverged");
+}

@@ -108,9 +108,15 @@ async function boot() {
           showPanic(msg.message);
         }
         break;
-      case 'error':
-        showStatus(`${second}${msg.where === 'load' ? '' : 'Refused: '}${msg.message}`, 'error');
+      case 'error': {
+        // A refusal (a setting, weights) names what was refused; anything else is the
+        // trainer's own failure, said as such. A step that failed stopped the run.
+        const refused = msg.kind === 'setting' || msg.kind === 'weights';
+        const said = msg.where === 'load' ? '' : refused ? 'Refused: ' : 'The trainer failed: ';
+        if (msg.where === 'step' && !second) store.setPlaying(false);
+        showStatus(`${second}${said}${msg.message}${msg.where === 'step' ? ' (paused)' : ''}`, 'error');
         break;
+      }
       case 'reset':
         if (!second) {
           clearStatus();
