@@ -1,7 +1,7 @@
 // @ts-check
 // The shell's own choices (speeds, themes) and how settings compare, whatever the lab. A
-// setting's text is the trainer's to read and check (one source of truth, src/config.rs).
-// Pure: the store and the link use it, in the page and in Node's tests.
+// setting's text is the trainer's to read and check (one source of truth: each lab's
+// settings in Rust). Pure: the store and the link use it, in the page and in Node's tests.
 
 /** Speed choices: steps per frame; below 1 is slow motion (one step every 1/s frames). */
 export const SPEEDS = /** @type {[number, string][]} */ ([

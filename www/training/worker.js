@@ -3,8 +3,8 @@
 // wasm it is given, runs as many steps per frame as the speed asks, and has the trainer
 // post one snapshot per frame with its typed arrays transferred. With replica workers
 // (replica.js) it leads a data-parallel run: it carries the gradients and evaluation parts
-// between the replicas; the reduction itself is the trainer's (src/parallel.rs). It knows
-// no model: the lab and its settings come with the messages.
+// between the replicas; the reduction itself is the trainer's (src/copying/parallel.rs).
+// It knows no model: the lab and its settings come with the messages.
 
 import { instantiate, isPanic, lastPanic } from './wasm.js';
 
