@@ -224,17 +224,18 @@ pub trait Settings: Fields + Clone + Default {
 }
 
 /// Declares a lab's settings struct from one list of its fields, each with its type, its
-/// words, its range and (`live`) whether it applies to a running model, and implements
-/// [`Fields`] for it (the lab implements [`Settings`]: its checks between fields): every
-/// field is written once.
+/// words, its range, its default and (`live`) whether it applies to a running model, and
+/// implements `Default` and [`Fields`] for it (the lab implements [`Settings`]: its checks
+/// between fields): every field is written once.
 ///
 /// ```ignore
 /// settings! {
 ///     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 ///     pub struct MySettings {
 ///         /// `T`, the bits of an input.
-///         pub length: usize = "Length T", Range::Whole(2, 256);
-///         pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE), live;
+///         pub length: usize = "Length T", Range::Whole(2, 256), default 32;
+///         pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
+///             default 1e-2, live;
 ///     }
 /// }
 /// ```
@@ -244,7 +245,8 @@ macro_rules! settings {
         pub struct $name:ident {
             $(
                 $(#[$field_meta:meta])*
-                pub $field:ident : $ty:ty = $words:literal, $range:expr $(, $live:ident)?;
+                pub $field:ident : $ty:ty = $words:literal, $range:expr,
+                    default $default:expr $(, $live:ident)?;
             )*
         }
     ) => {
@@ -254,6 +256,15 @@ macro_rules! settings {
                 $(#[$field_meta])*
                 pub $field: $ty,
             )*
+        }
+
+        impl Default for $name {
+            /// Every field's default.
+            fn default() -> $name {
+                $name {
+                    $($field: $default,)*
+                }
+            }
         }
 
         impl $name {
@@ -362,7 +373,10 @@ macro_rules! choices {
         }
 
         impl $crate::settings::FieldValue for $name {
-            fn read(value: $crate::settings::Value<'_>, _range: &$crate::settings::Range) -> Option<$name> {
+            fn read(
+                value: $crate::settings::Value<'_>,
+                _range: &$crate::settings::Range,
+            ) -> Option<$name> {
                 let $crate::settings::Value::Text(t) = value else {
                     return None;
                 };

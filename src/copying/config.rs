@@ -35,40 +35,37 @@ pub const MAX_HEADS: usize = 16;
 
 settings! {
     /// Everything that defines a run; the same config and seed give the same run bit for bit.
+    /// The defaults are the small easy preset (the page's first run).
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(default, deny_unknown_fields)]
     pub struct Config {
-        pub task: TaskKind = "Task", Range::Choice(TaskKind::CHOICES);
+        pub task: TaskKind = "Task", Range::Choice(TaskKind::CHOICES), default TaskKind::Copy;
         /// Sources are `length` distinct tokens out of `vocab` (with `vocab == length`, a
         /// permutation: the hard task); otherwise each token is i.i.d. uniform over `vocab`.
-        pub distinct: bool = "Distinct tokens", Range::Switch;
+        pub distinct: bool = "Distinct tokens", Range::Switch, default true;
         /// `V`, the number of ordinary tokens (EOS and SOS come on top).
-        pub vocab: usize = "Vocabulary V", Range::Whole(2, 500);
+        pub vocab: usize = "Vocabulary V", Range::Whole(2, 500), default SMALL_EASY_VOCAB;
         /// `L`, the number of tokens of a source before its EOS.
-        pub length: usize = "Length L", Range::Whole(1, 100);
+        pub length: usize = "Length L", Range::Whole(1, 100), default SMALL_LENGTH;
         /// `H`, the width of the embedding and of both LSTMs.
-        pub hidden: usize = "Width H", Range::Whole(1, 1024);
+        pub hidden: usize = "Width H", Range::Whole(1, 1024), default SMALL_HIDDEN;
         /// Fresh training sequences per step.
-        pub batch: usize = "Batch", Range::Whole(1, 1024);
-        pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE), live;
-        pub optimizer: OptimizerKind = "Optimiser", Range::Choice(OptimizerKind::CHOICES);
-        pub attention: AttentionMode = "Attention", Range::Choice(AttentionMode::CHOICES);
+        pub batch: usize = "Batch", Range::Whole(1, 1024), default SMALL_BATCH;
+        pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
+            default 1e-3, live;
+        pub optimizer: OptimizerKind = "Optimiser", Range::Choice(OptimizerKind::CHOICES),
+            default OptimizerKind::Adam;
+        pub attention: AttentionMode = "Attention", Range::Choice(AttentionMode::CHOICES),
+            default AttentionMode::Learned;
         /// `K`, the number of attention heads (their contexts are averaged).
-        pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64);
+        pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64), default 1;
         /// Bidirectional encoder (outputs concatenated to `2H`, final states averaged).
-        pub bidirectional: bool = "Bidirectional encoder", Range::Switch;
-        pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED);
+        pub bidirectional: bool = "Bidirectional encoder", Range::Switch, default false;
+        pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED), default 0;
         /// Evaluate every this many steps (and at step 0).
-        pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000);
+        pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000), default 10;
         /// Sequences in the fixed evaluation batch.
-        pub eval_batch: usize = "Evaluation batch", Range::Whole(1, 512);
-    }
-}
-
-impl Default for Config {
-    /// The small preset: the paper's contrast in a few seconds (see the README).
-    fn default() -> Config {
-        Config::preset("small-easy").expect("the default preset exists")
+        pub eval_batch: usize = "Evaluation batch", Range::Whole(1, 512), default 50;
     }
 }
 
@@ -97,33 +94,18 @@ impl Config {
     /// The paper's copying setup (docs/science.md 1.3) on the easy task: V = 60, L = 40, H = 256.
     pub fn paper() -> Config {
         Config {
-            task: TaskKind::Copy,
-            distinct: true,
             vocab: 60,
             length: 40,
             hidden: 256,
             batch: 128,
-            optimizer: OptimizerKind::Adam,
-            learning_rate: 1e-3,
-            attention: AttentionMode::Learned,
-            heads: 1,
-            bidirectional: false,
-            seed: 0,
-            eval_every: 10,
-            eval_batch: 50,
+            ..Config::default()
         }
     }
 
     /// A named preset, or `None` for an unknown name (see [`PRESETS`]).
     pub fn preset(name: &str) -> Option<Config> {
         let paper = Config::paper();
-        let small = Config {
-            vocab: SMALL_EASY_VOCAB,
-            length: SMALL_LENGTH,
-            hidden: SMALL_HIDDEN,
-            batch: SMALL_BATCH,
-            ..paper.clone()
-        };
+        let small = Config::default();
         Some(match name {
             "easy" => paper,
             "hard" => Config { vocab: 40, ..paper },

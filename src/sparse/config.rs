@@ -45,37 +45,33 @@ impl BoolFunction {
 
 settings! {
     /// Everything that defines a run of the sparse lab; the same settings give the same run
-    /// bit for bit.
+    /// bit for bit. The defaults are the preset `and-3`.
     #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
     #[serde(default, deny_unknown_fields)]
     pub struct SparseConfig {
-        pub function: BoolFunction = "Function", Range::Choice(BoolFunction::CHOICES);
+        pub function: BoolFunction = "Function", Range::Choice(BoolFunction::CHOICES),
+            default BoolFunction::And;
         /// `T`, the bits of an input.
-        pub length: usize = "Length T", Range::Whole(2, MAX_LENGTH as u64);
+        pub length: usize = "Length T", Range::Whole(2, MAX_LENGTH as u64), default 32;
         /// `s`, the hidden positions the label depends on.
-        pub sparsity: usize = "Hidden bits s", Range::Whole(1, MAX_SPARSITY as u64);
+        pub sparsity: usize = "Hidden bits s", Range::Whole(1, MAX_SPARSITY as u64), default 3;
         /// `m`, the fixed training set's size.
-        pub samples: usize = "Training samples m", Range::Whole(1, 100_000);
+        pub samples: usize = "Training samples m", Range::Whole(1, 100_000), default 200;
         /// The fresh test set's size.
-        pub test_samples: usize = "Test samples", Range::Whole(100, 20_000);
+        pub test_samples: usize = "Test samples", Range::Whole(100, 20_000), default 2000;
         /// `d`, the width of the embeddings, keys, queries and values.
-        pub width: usize = "Width d", Range::Whole(1, 128);
+        pub width: usize = "Width d", Range::Whole(1, 128), default 16;
         /// `K`, the attention heads (their outputs are concatenated).
-        pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64);
+        pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64), default 4;
         /// The width of the ReLU layer between the heads and the logit.
-        pub mlp: usize = "MLP width", Range::Whole(1, 512);
+        pub mlp: usize = "MLP width", Range::Whole(1, 512), default 32;
         /// Training samples per step (at most `m`: a smaller set is one batch).
-        pub batch: usize = "Batch", Range::Whole(1, 4096);
-        pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE), live;
-        pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED);
+        pub batch: usize = "Batch", Range::Whole(1, 4096), default 64;
+        pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
+            default 1e-2, live;
+        pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED), default 0;
         /// Evaluate every this many steps (and at step 0).
-        pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000);
-    }
-}
-
-impl Default for SparseConfig {
-    fn default() -> SparseConfig {
-        SparseConfig::preset("and-3").expect("the default preset exists")
+        pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000), default 10;
     }
 }
 
@@ -91,20 +87,7 @@ pub const PRESETS: [&str; 5] = [
 impl SparseConfig {
     /// The settings of a named preset.
     pub fn preset(name: &str) -> Option<SparseConfig> {
-        let base = SparseConfig {
-            function: BoolFunction::And,
-            length: 32,
-            sparsity: 3,
-            samples: 200,
-            test_samples: 2000,
-            width: 16,
-            heads: 4,
-            mlp: 32,
-            batch: 64,
-            learning_rate: 1e-2,
-            seed: 0,
-            eval_every: 10,
-        };
+        let base = SparseConfig::default();
         Some(match name {
             "and-3" => base,
             "and-3-few" => SparseConfig {
