@@ -13,7 +13,7 @@ const variants = ['scalar', 'simd128', 'relaxed-simd'];
 const pkg = {
   name: 'attention-playground',
   version,
-  description: 'The seq2seq-with-attention trainer of Attention Playground, in WebAssembly (scalar, simd128, relaxed-SIMD).',
+  description: 'The trainers of Attention Playground (a seq2seq LSTM with attention; a self-attention head on a sparse Boolean function), in WebAssembly (scalar, simd128, relaxed-SIMD).',
   license: 'MIT',
   type: 'module',
   main: './index.js',
