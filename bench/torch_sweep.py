@@ -25,7 +25,7 @@ from torch import nn
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from torch_step import Seq2Seq  # noqa: E402  (the benchmark's model, unchanged)
 
-# (vocab V, length L, hidden H, batch B) of the presets (src/config.rs).
+# (vocab V, length L, hidden H, batch B) of the presets (src/copying/config.rs).
 TASKS = {
     "small-easy": (30, 20, 64, 32),
     "small-hard": (20, 20, 64, 32),

@@ -114,7 +114,7 @@ async function boot() {
         const refused = msg.kind === 'setting' || msg.kind === 'weights';
         const said = msg.where === 'load' ? '' : refused ? 'Refused: ' : 'The trainer failed: ';
         if (msg.where === 'step' && !second) store.setPlaying(false);
-        showStatus(`${second}${said}${msg.message}${msg.where === 'step' ? ' (paused)' : ''}`, 'error');
+        showStatus(`${second}${said}${msg.message}${msg.where === 'step' && !second ? ' (paused)' : ''}`, 'error');
         break;
       }
       case 'reset':

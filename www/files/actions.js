@@ -7,7 +7,7 @@ import {
   download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
   resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT, MAX_FILE_BYTES,
 } from './formats.js';
-import { presetLabel, DEFAULT_LAB } from '../labs/index.js';
+import { presetLabel, UNNAMED_FILE_LAB } from '../labs/index.js';
 import { quote } from '../state/url.js';
 import { showStatus } from '../ui/controls.js';
 import { sweepCsv } from '../sweeps/seeds.js';
@@ -112,9 +112,9 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
     }
     try {
       if (f?.format === RUN_FORMAT) {
-        store.view({ ...readRunFile(f, lab, validate, DEFAULT_LAB), name: file.name });
+        store.view({ ...readRunFile(f, lab, validate, UNNAMED_FILE_LAB), name: file.name });
       } else if (f?.format === WEIGHTS_FORMAT) {
-        const w = readWeightsFile(f, DEFAULT_LAB);
+        const w = readWeightsFile(f, UNNAMED_FILE_LAB);
         if (w.lab !== lab.name) throw new Error(`weights file: weights of the lab “${quote(w.lab)}”, this page shows “${lab.name}”`);
         const preset = Object.hasOwn(store.presets, w.preset) ? w.preset : store.state.preset;
         const verdict = validate({ ...store.presets[preset], ...w.config });

@@ -155,6 +155,10 @@ export const LABS = { copying, sparse };
 
 export const DEFAULT_LAB = 'copying';
 
+/** The lab of a run or weights file that names none: version 1 files came before there
+ * were two labs. */
+export const UNNAMED_FILE_LAB = 'copying';
+
 /** The words the page shows for a preset of `lab` (its name where it has none).
  * @param {Lab} lab @param {string} name */
 export function presetLabel(lab, name) {

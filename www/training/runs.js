@@ -142,8 +142,16 @@ export class Runs {
     const [ea, eb] = [a.evaluated, b.evaluated];
     if (!ea || !eb || ea.step !== eb.step || ea.snapshot.generation !== a.generation || eb.snapshot.generation !== b.generation) return;
     if (this.pairedOf.step === ea.step) return;
-    const values = paired.measure(this.wasm, ea.snapshot, eb.snapshot, ea.step);
     this.pairedOf.step = ea.step;
+    let values;
+    try {
+      values = paired.measure(this.wasm, ea.snapshot, eb.snapshot, ea.step);
+    } catch (e) {
+      // Said once per evaluation (the next one is measured afresh); the runs go on.
+      const message = `the comparison's measurement at step ${ea.step} failed: ${/** @type {Error} */ (e).message}`;
+      this.onEvent('first', a, { type: 'error', where: 'compare', kind: 'internal', message });
+      return;
+    }
     let points = this.paired;
     if (points.length >= PAIRED_MAX) {
       const half = points.length >> 1;

@@ -206,6 +206,8 @@ export const sparse = {
   limits: (c) => ({ sequences: Math.min(16, Number(c.test_samples)), heads: 1 }),
   // A sparse step is small: it is not split over workers.
   workers: () => ({ most: 1, auto: 1 }),
+  // The switch of the maps' marks was the part `aligned` until 2026-12.
+  partAliases: { aligned: 'marks' },
   parts: ['positions', 'input', 'picture', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart'],
   embedParts: ['positions', 'picture', 'compare-maps', 'metrics', 'acc-chart', 'heads-chart'],
   figures: [{ id: 'positions', label: 'attention over the positions' }, { id: 'picture', label: 'attention over training' }],
