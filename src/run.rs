@@ -72,8 +72,6 @@ pub trait Metrics: Copy {
     /// The metric measured per head, if any (the history then has a column `NAME_hK` for
     /// each head `K` from 1, with several heads).
     const BY_HEAD: Option<&'static str> = None;
-    /// The step it was measured at.
-    fn step(&self) -> u64;
     /// Metric `i` of [`Metrics::NAMES`] (a yes or no as 1 or 0).
     fn metric(&self, i: usize) -> f32;
     /// The per-head metric of head `k` (from 0).

@@ -3,7 +3,7 @@
 
 use attention_playground::copying::config::Config;
 use attention_playground::copying::parallel::Replica;
-use attention_playground::copying::train::{check_params, Evaluation, Trainer};
+use attention_playground::copying::train::{check_params, Evaluation, EvaluationMaps, Trainer};
 use attention_playground::optim::OptimizerKind;
 use attention_playground::run::{Run, RunError, LOSSES_RECENT, LOSSES_THINNED};
 use attention_playground::series::Series;

@@ -6,7 +6,7 @@
 
 use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
 use attention_playground::copying::metrics::{mean_agreement, shuffled_agreement};
-use attention_playground::copying::train::{Evaluation, Trainer};
+use attention_playground::copying::train::{Evaluation, EvaluationMaps, Trainer};
 use attention_playground::optim::OptimizerKind;
 use attention_playground::rng::Rng;
 use attention_playground::run::Run;

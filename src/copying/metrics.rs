@@ -73,10 +73,6 @@ impl Metrics for Evaluation {
     const NAMES: &'static [&'static str] = &Evaluation::METRICS;
     const BY_HEAD: Option<&'static str> = Some("attention_accuracy");
 
-    fn step(&self) -> u64 {
-        self.step
-    }
-
     fn metric(&self, i: usize) -> f32 {
         self.metrics()[i]
     }

@@ -205,44 +205,9 @@ impl Trainer {
         self.replica.model()
     }
 
-    /// The fixed evaluation batch (its tokens label the heatmaps' axes).
-    pub fn eval_batch(&self) -> &Batch {
-        self.replica.eval_batch()
-    }
-
     /// The replica of this run that this trainer is (its shard of each batch).
     pub fn shard(&self) -> Shard {
         self.replica.shard()
-    }
-
-    /// `α` averaged over heads (Be, Lt, Ls) and `β` (Be, Lt, Ls) of the whole evaluation
-    /// batch, as of the last evaluation.
-    pub fn evaluation_maps(&self) -> (&[f32], &[f32]) {
-        let e = &self.evaluations;
-        let contiguous = "the evaluation maps are contiguous";
-        (
-            e.alpha_mean.as_slice().expect(contiguous),
-            e.beta.as_slice().expect(contiguous),
-        )
-    }
-
-    /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
-    pub fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
-        let e = &self.evaluations;
-        let m = match head {
-            Some(k) => e.alpha.slice(s![k, seq, .., ..]),
-            None => e.alpha_mean.slice(s![seq, .., ..]),
-        };
-        m.to_slice().expect("a sequence's map is contiguous")
-    }
-
-    /// KTIW `β` (Lt, Ls) of evaluation sequence `seq`.
-    pub fn ktiw(&self, seq: usize) -> &[f32] {
-        self.evaluations
-            .beta
-            .slice(s![seq, .., ..])
-            .to_slice()
-            .expect("a sequence's map is contiguous")
     }
 }
 
@@ -262,19 +227,33 @@ pub trait EvaluationMaps {
 
 impl EvaluationMaps for Trainer {
     fn eval_batch(&self) -> &Batch {
-        Trainer::eval_batch(self)
+        self.replica.eval_batch()
     }
 
     fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
-        Trainer::attention(self, seq, head)
+        let e = &self.evaluations;
+        let m = match head {
+            Some(k) => e.alpha.slice(s![k, seq, .., ..]),
+            None => e.alpha_mean.slice(s![seq, .., ..]),
+        };
+        m.to_slice().expect("a sequence's map is contiguous")
     }
 
     fn ktiw(&self, seq: usize) -> &[f32] {
-        Trainer::ktiw(self, seq)
+        self.evaluations
+            .beta
+            .slice(s![seq, .., ..])
+            .to_slice()
+            .expect("a sequence's map is contiguous")
     }
 
     fn evaluation_maps(&self) -> (&[f32], &[f32]) {
-        Trainer::evaluation_maps(self)
+        let e = &self.evaluations;
+        let contiguous = "the evaluation maps are contiguous";
+        (
+            e.alpha_mean.as_slice().expect(contiguous),
+            e.beta.as_slice().expect(contiguous),
+        )
     }
 }
 

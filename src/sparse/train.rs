@@ -377,10 +377,6 @@ impl Metrics for SparseEvaluation {
     const NAMES: &'static [&'static str] = &SparseEvaluation::METRICS;
     const BY_HEAD: Option<&'static str> = Some("mass");
 
-    fn step(&self) -> u64 {
-        self.step
-    }
-
     fn metric(&self, i: usize) -> f32 {
         self.metrics()[i]
     }
