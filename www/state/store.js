@@ -45,6 +45,9 @@ export class Store {
   constructor(lab, { fields, presets, validate }, defaultLab) {
     /** @readonly */ this.lab = lab;
     /** @readonly */ this.fields = fields;
+    /** The keys of the settings that apply to a running model (the rest start a new run).
+     * @readonly */
+    this.live = fields.filter((f) => f.live).map((f) => f.key);
     /** @readonly */ this.presets = presets;
     /** @private */ this.validate = validate;
     /** @private */ this.defaultLab = defaultLab;
@@ -140,7 +143,7 @@ export class Store {
    * learning rate changed while training keeps the preset) and those in `ignore`.
    * @param {string[]} [ignore] */
   isCustom(ignore = []) {
-    const same = new Set([...this.fields.filter((f) => f.live).map((f) => f.key), ...ignore]);
+    const same = new Set([...this.live, ...ignore]);
     const base = Object.fromEntries(Object.entries(this.presets[this.state.preset] ?? {}).filter(([k]) => !same.has(k)));
     return differs(this.state.config, base);
   }
@@ -167,8 +170,7 @@ export class Store {
   setSetting(key, value) {
     const r = this.validate({ ...this.state.config, [key]: value });
     if ('error' in r) return r.error;
-    const live = this.fields.find((f) => f.key === key)?.live;
-    this.update({ config: r.config, viewing: null, fresh: this.state.fresh + (live ? 0 : 1) });
+    this.update({ config: r.config, viewing: null, fresh: this.state.fresh + (this.live.includes(key) ? 0 : 1) });
     return null;
   }
 

@@ -4,7 +4,7 @@
 // (worker.js) asks, and applies the summed gradient the leader sends back, with its part of
 // an evaluation when one is due. It talks only to the leader, through a MessagePort.
 
-import { instantiate, isPanic, lastPanic } from './wasm.js';
+import { instantiate, isPanic, kindOf, lastPanic } from './wasm.js';
 
 /** @typedef {import('./protocol.js').ToReplica} ToReplica */
 /** @typedef {import('./protocol.js').FromReplica} FromReplica */
@@ -67,8 +67,7 @@ scope.addEventListener('message', async (e) => {
           break;
       }
     } catch (err) {
-      const kind = /** @type {{ kind?: unknown }} */ (err).kind;
-      reply({ type: 'error', panic: isPanic(err), kind: typeof kind === 'string' ? kind : 'internal', message: lastPanic() || /** @type {Error} */ (err).message });
+      reply({ type: 'error', panic: isPanic(err), kind: kindOf(err), message: lastPanic() || /** @type {Error} */ (err).message });
     }
   };
   port.onmessage = (ev) => handle(ev.data);

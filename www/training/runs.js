@@ -37,8 +37,6 @@ export class Runs {
     /** The starts of the two runs the series is of, and its last step measured. @private */
     this.pairedOf = { runs: '', step: -1 };
     /** @private */ this.lab = store.lab;
-    /** The settings that apply to a running model (the rest start a new run). @private */
-    this.live = store.fields.filter((f) => f.live).map((f) => f.key);
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;
@@ -222,14 +220,14 @@ export class Runs {
       this.started.set(run, key);
       run.start(config, workers);
     } else if (run.config) {
-      for (const k of this.live) if (!same(run.config[k], config[k])) run.setLive(k, config[k]);
+      for (const k of this.store.live) if (!same(run.config[k], config[k])) run.setLive(k, config[k]);
     }
   }
 
   /** What a run is started on: its settings but the live ones, the request for a fresh run,
    * its workers. @private @param {Record<string, unknown>} config @param {State} s @param {number} workers */
   startKey(config, s, workers) {
-    const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !this.live.includes(k)));
+    const rest = Object.fromEntries(Object.entries(config).filter(([k]) => !this.store.live.includes(k)));
     return `${JSON.stringify(rest)} ${s.fresh} ${workers}`;
   }
 

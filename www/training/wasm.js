@@ -35,6 +35,14 @@ export function lastPanic() {
   return /** @type {{ __apLastPanic?: string }} */ (/** @type {unknown} */ (globalThis)).__apLastPanic;
 }
 
+/** The kind of an error a call into the module threw: the run's own (`diverged`,
+ * `weights`, `setting`, `internal`: src/run.rs), or `internal` for any other exception.
+ * @param {unknown} err @returns {string} */
+export function kindOf(err) {
+  const kind = /** @type {{ kind?: unknown } | null} */ (err)?.kind;
+  return typeof kind === 'string' ? kind : 'internal';
+}
+
 /** Whether `err`, thrown by a call into the module, was a panic (a trap): after one the
  * module must not be called again. @param {unknown} err */
 export function isPanic(err) {

@@ -6,7 +6,7 @@
 // between the replicas; the reduction itself is the trainer's (src/copying/parallel.rs).
 // It knows no model: the lab and its settings come with the messages.
 
-import { instantiate, isPanic, lastPanic } from './wasm.js';
+import { instantiate, isPanic, kindOf, lastPanic } from './wasm.js';
 
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
@@ -106,14 +106,6 @@ function panicked(err, replicaMessage) {
   running = false;
   post({ type: 'panic', message: lastPanic() || replicaMessage || String(err) });
   return true;
-}
-
-/** The kind of an error a call into wasm threw: the run's own (`diverged`, `weights`,
- * `setting`, `internal`: src/run.rs), or `internal` for any other exception.
- * @param {unknown} err @returns {string} */
-function kindOf(err) {
-  const kind = /** @type {{ kind?: unknown } | null} */ (err)?.kind;
-  return typeof kind === 'string' ? kind : 'internal';
 }
 
 /** Reports a step that failed and stops playing: a divergence as such, any other error with

@@ -61,7 +61,6 @@ export class Figures {
     /** @private */ this.hidden = options.hidden;
     /** @readonly */ this.views = lab.createViews(byId('lab-figures'), options);
     /** @private @type {LineChart[]} */ this.charts = [];
-    /** @private @type {string[]} the charts' ids, in order */ this.chartIds = [];
     /** The charts shown now. @type {import('../labs/index.js').ChartSpec[]} */ this.specs = [];
     /** @private @type {string} */ this.chartNames = '?';
     /** Whether what is shown changed since it was drawn. */
@@ -90,7 +89,6 @@ export class Figures {
     for (const c of this.charts) c.destroy();
     const box = byId('charts');
     box.replaceChildren();
-    this.chartIds = specs.map((spec) => spec.id);
     this.specs = specs;
     this.charts = specs.map((spec) => {
       const div = document.createElement('div');
@@ -105,7 +103,7 @@ export class Figures {
 
   /** A chart's picture (for the exports), by its id. @param {string} id */
   chart(id) {
-    const i = this.chartIds.indexOf(id);
+    const i = this.specs.findIndex((spec) => spec.id === id);
     return i >= 0 ? this.charts[i].toCanvas() : null;
   }
 
