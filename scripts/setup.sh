@@ -38,6 +38,17 @@ ensure_chromium() {
   fi
 }
 
+# A Vulkan driver for the GPU backend's tests on a machine without a GPU: Mesa's lavapipe
+# (a software implementation; a real GPU's own driver is used where there is one).
+ensure_vulkan() {
+  if ! dpkg -s libvulkan1 mesa-vulkan-drivers >/dev/null 2>&1; then
+    echo "== installing Debian's Vulkan loader and Mesa's software driver (lavapipe)"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends \
+      libvulkan1 mesa-vulkan-drivers >/dev/null
+  fi
+}
+
 ensure_node_modules() {
   local stamp=node_modules/.lock-sha
   local want

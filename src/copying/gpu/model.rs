@@ -1,0 +1,1076 @@
+//! The copying model of `copying/model/` on the GPU: its buffers, made once for a batch
+//! size, and one training step (forward pass, backward pass, divergence check and update)
+//! recorded once as a list of dispatches that each step replays in one submission. The
+//! math is the CPU model's, term for term (the comments name the CPU function each block
+//! mirrors); only the order of summation differs.
+
+use super::device::Gpu;
+use super::kernels::{grid, words, Kernel, Kernels, Mat, Recorder, Recording, View};
+use crate::copying::model::params::{Dims, Layout};
+use crate::copying::tasks::Batch;
+use crate::optim::OptimizerKind;
+use crate::run::DIVERGED_FACTOR;
+
+/// What a step reports: the mean training loss, and whether it diverged (a loss that is not
+/// finite or above the limit, or a gradient that is not finite; the update was skipped).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct StepResult {
+    pub loss: f32,
+    pub diverged: bool,
+}
+
+/// Sizes of one model and batch: `T` = source length = target length, `N = T·B` rows,
+/// `G = 4H` gate width, `NL = D + 1` LSTMs (the encoder's directions, then the decoder).
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    b: usize,
+    t: usize,
+    h: usize,
+    nt: usize,
+    d: usize,
+    k: usize,
+    hs: usize,
+    n: usize,
+    g: usize,
+    nl: usize,
+}
+
+/// Every buffer of a run, in elements (f32 unless marked u32).
+struct Buffers {
+    params: wgpu::Buffer,   // (P,) flat, the CPU model's layout
+    grads: wgpu::Buffer,    // (P,)
+    adam_m: wgpu::Buffer,   // (P,)
+    adam_v: wgpu::Buffer,   // (P,)
+    tok: wgpu::Buffer,      // u32 (4, T, B): source, source reversed, target in, target out
+    wt: wgpu::Buffer,       // (NL, H, G) W_hhᵀ of each LSTM
+    table: wgpu::Buffer,    // (NL, NT, G) E W_ihᵀ + b_ih + b_hh
+    gates: wgpu::Buffer,    // (NL, T, B, G) activated gates
+    hs: wgpu::Buffer,       // (NL, T+1, B, H) hidden states, [0] the initial one
+    cs: wgpu::Buffer,       // (NL, T+1, B, H) cell states
+    tc: wgpu::Buffer,       // (NL, T, B, H) tanh of the cell states
+    h_enc: wgpu::Buffer,    // (B, T, Hs) encoder outputs, directions concatenated
+    q: wgpu::Buffer,        // (K, T, B, Hs) queries
+    alpha: wgpu::Buffer,    // (K, B, T, T) attention
+    ctx: wgpu::Buffer,      // (K, T, B, Hs) raw contexts
+    m_ctx: wgpu::Buffer,    // (K, H, Hs) fused context maps W_c' W_c^k / K
+    b_ctx: wgpu::Buffer,    // (H,) fused bias
+    act: wgpu::Buffer,      // (N, H) tanh(W [d; c] + b)
+    logits: wgpu::Buffer,   // (N, NT) log-probabilities after the loss kernel
+    nll: wgpu::Buffer,      // (N,)
+    dlogits: wgpu::Buffer,  // (N, NT)
+    dact: wgpu::Buffer,     // (N, H) gradient w.r.t. the pre-activation
+    dd: wgpu::Buffer,       // (N, H) gradient w.r.t. the decoder outputs
+    dbias: wgpu::Buffer,    // (H,)
+    g_m: wgpu::Buffer,      // (H, Hs) gradient w.r.t. one head's fused map
+    dctx: wgpu::Buffer,     // (N, Hs)
+    dalpha: wgpu::Buffer,   // (B, T, T)
+    dq: wgpu::Buffer,       // (N, Hs)
+    dh_enc: wgpu::Buffer,   // (B, T, Hs)
+    dh_dir: wgpu::Buffer,   // (T, B, H) one direction's share of dh_enc, in its time order
+    dgates: wgpu::Buffer,   // (T, B, G) of the LSTM being differentiated
+    carry: wgpu::Buffer,    // (2, B, H) dh into its last step, dc carried back
+    dstate0: wgpu::Buffer,  // (2, B, H) gradient w.r.t. the decoder's initial h, c, over D
+    dtable: wgpu::Buffer,   // (NT, G)
+    stats: wgpu::Buffer,    // u32 (4,): loss bits, diverged
+    readback: wgpu::Buffer, // u32 (4,) mapped copy of stats
+    download: wgpu::Buffer, // (P,) mapped copy of the parameters
+}
+
+/// The model on one device, for batches of one size.
+pub struct GpuModel {
+    pub gpu: Gpu,
+    kernels: Kernels,
+    layout: Layout,
+    s: Sizes,
+    buf: Buffers,
+    step: Recording,
+    adam: wgpu::Buffer, // the update's parameters, written every step
+    src_rev: Vec<u32>,  // (T, B) the source reversed, for the backward direction
+}
+
+const SRC: usize = 0;
+const REV: usize = 1;
+const TIN: usize = 2;
+const TOUT: usize = 3;
+
+impl GpuModel {
+    /// Buffers and the recorded step of a model of `dims` for batches of `batch` sequences
+    /// of source length `src_len`; `uniform` forces `α` uniform. An error where a buffer
+    /// passes the device's limits.
+    pub fn new(
+        gpu: Gpu,
+        dims: Dims,
+        batch: usize,
+        src_len: usize,
+        uniform: bool,
+    ) -> Result<GpuModel, String> {
+        let layout = Layout::new(dims);
+        let (b, t, h) = (batch, src_len, dims.hidden);
+        let (d, k, nt) = (dims.dirs, dims.heads, dims.n_tok);
+        let s = Sizes {
+            b,
+            t,
+            h,
+            nt,
+            d,
+            k,
+            hs: d * h,
+            n: t * b,
+            g: 4 * h,
+            nl: d + 1,
+        };
+        let buf = Buffers::new(&gpu, &s, layout.len)?;
+        let kernels = Kernels::new(&gpu);
+        let rec = Recorder {
+            gpu: &gpu,
+            kernels: &kernels,
+        };
+        let mut step = Recording::default();
+        let plan = Plan {
+            rec: &rec,
+            s,
+            buf: &buf,
+            layout: &layout,
+        };
+        plan.forward(&mut step, uniform);
+        plan.backward(&mut step, !uniform);
+        let adam = plan.update(&mut step);
+        Ok(GpuModel {
+            gpu,
+            kernels,
+            layout,
+            s,
+            buf,
+            step,
+            adam,
+            src_rev: vec![0; t * b],
+        })
+    }
+
+    /// Dispatches in one step.
+    pub fn dispatches(&self) -> usize {
+        self.step.len()
+    }
+
+    /// Replaces the parameters (P,) and clears the optimiser's moments.
+    pub fn load(&self, params: &[f32]) {
+        assert_eq!(params.len(), self.layout.len);
+        let q = &self.gpu.queue;
+        q.write_buffer(&self.buf.params, 0, &floats(params));
+        let zeros = vec![0u8; params.len() * 4];
+        q.write_buffer(&self.buf.adam_m, 0, &zeros);
+        q.write_buffer(&self.buf.adam_v, 0, &zeros);
+    }
+
+    /// Copies the parameters into `out` (P,), waiting for the queue.
+    pub fn read_params(&self, out: &mut [f32]) {
+        assert_eq!(out.len(), self.layout.len);
+        let bytes = (out.len() * 4) as u64;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.buf.params, 0, &self.buf.download, 0, bytes);
+        self.gpu.queue.submit([enc.finish()]);
+        read_mapped(&self.gpu, &self.buf.download, |b| {
+            for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+                *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        });
+    }
+
+    /// One training step on `batch`: the update `t` (from 1) of `kind` with learning rate
+    /// `lr`, skipped where the step diverges. Waits for the loss.
+    pub fn step(&mut self, batch: &Batch, kind: OptimizerKind, lr: f32, t: u64) -> StepResult {
+        let s = self.s;
+        assert_eq!(
+            (batch.batch, batch.src_len),
+            (s.b, s.t),
+            "a batch of another shape"
+        );
+        let (bsz, ls) = (s.b, s.t);
+        for pos in 0..ls {
+            self.src_rev[pos * bsz..(pos + 1) * bsz]
+                .copy_from_slice(&batch.source[(ls - 1 - pos) * bsz..(ls - pos) * bsz]);
+        }
+        let q = &self.gpu.queue;
+        let tb = (s.t * s.b * 4) as u64;
+        for (i, part) in [
+            &batch.source,
+            &self.src_rev,
+            &batch.target_in,
+            &batch.target_out,
+        ]
+        .into_iter()
+        .enumerate()
+        {
+            q.write_buffer(&self.buf.tok, i as u64 * tb, &words(part));
+        }
+        let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
+        let bc1 = 1.0 - (b1 as f64).powi(t as i32);
+        let bc2 = 1.0 - (b2 as f64).powi(t as i32);
+        let adam = [
+            self.layout.len as u32,
+            u32::from(kind == OptimizerKind::Sgd),
+            0,
+            0,
+            lr.to_bits(),
+            ((lr as f64 / bc1) as f32).to_bits(),
+            ((1.0 / bc2.sqrt()) as f32).to_bits(),
+            eps.to_bits(),
+            b1.to_bits(),
+            b2.to_bits(),
+            0,
+            0,
+        ];
+        q.write_buffer(&self.adam, 0, &words(&adam));
+        q.write_buffer(&self.buf.stats, 0, &[0u8; 16]);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.buf.grads, 0, None);
+        self.step.encode(&self.kernels, &mut enc);
+        enc.copy_buffer_to_buffer(&self.buf.stats, 0, &self.buf.readback, 0, 16);
+        q.submit([enc.finish()]);
+        let mut stats = [0u32; 4];
+        read_mapped(&self.gpu, &self.buf.readback, |b| {
+            for (o, c) in stats.iter_mut().zip(b.chunks_exact(4)) {
+                *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        });
+        StepResult {
+            loss: f32::from_bits(stats[0]),
+            diverged: stats[1] != 0,
+        }
+    }
+
+    /// For tests: the gradient (P,) of the last step (before its update was applied, the
+    /// gradient buffer is left as it was computed).
+    pub fn read_grads(&self, out: &mut [f32]) {
+        let bytes = (out.len() * 4) as u64;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.copy_buffer_to_buffer(&self.buf.grads, 0, &self.buf.download, 0, bytes);
+        self.gpu.queue.submit([enc.finish()]);
+        read_mapped(&self.gpu, &self.buf.download, |b| {
+            for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
+                *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            }
+        });
+    }
+}
+
+/// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps.
+fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) {
+    let slice = buf.slice(..);
+    slice.map_async(wgpu::MapMode::Read, |r| {
+        r.expect("mapping a read-back buffer")
+    });
+    gpu.wait();
+    f(&slice.get_mapped_range().expect("a mapped read-back buffer"));
+    buf.unmap();
+}
+
+fn floats(xs: &[f32]) -> Vec<u8> {
+    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
+}
+
+impl Buffers {
+    fn new(gpu: &Gpu, s: &Sizes, p: usize) -> Result<Buffers, String> {
+        let Sizes {
+            b,
+            t,
+            h,
+            nt,
+            k,
+            hs,
+            n,
+            g,
+            nl,
+            ..
+        } = *s;
+        let max = gpu.limits.max_storage_buffer_binding_size as usize;
+        let make = |name: &str, len: usize, extra: wgpu::BufferUsages| {
+            let bytes = len.max(4) * 4;
+            if bytes > max {
+                return Err(format!(
+                    "the GPU's largest buffer is {} MiB; this model needs {} MiB for {name}: \
+                     use fewer sequences per batch or a smaller width",
+                    max >> 20,
+                    bytes >> 20
+                ));
+            }
+            Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(name),
+                size: bytes as u64,
+                usage: extra,
+                mapped_at_creation: false,
+            }))
+        };
+        use wgpu::BufferUsages as U;
+        let st = U::STORAGE | U::COPY_DST | U::COPY_SRC;
+        let map = U::MAP_READ | U::COPY_DST;
+        Ok(Buffers {
+            params: make("params", p, st)?,
+            grads: make("grads", p, st)?,
+            adam_m: make("adam m", p, st)?,
+            adam_v: make("adam v", p, st)?,
+            tok: make("tokens", 4 * t * b, st)?,
+            wt: make("wt", nl * h * g, st)?,
+            table: make("table", nl * nt * g, st)?,
+            gates: make("gates", nl * t * b * g, st)?,
+            hs: make("hs", nl * (t + 1) * b * h, st)?,
+            cs: make("cs", nl * (t + 1) * b * h, st)?,
+            tc: make("tc", nl * t * b * h, st)?,
+            h_enc: make("h_enc", b * t * hs, st)?,
+            q: make("q", k * n * hs, st)?,
+            alpha: make("alpha", k * b * t * t, st)?,
+            ctx: make("ctx", k * n * hs, st)?,
+            m_ctx: make("m_ctx", k * h * hs, st)?,
+            b_ctx: make("b_ctx", h, st)?,
+            act: make("act", n * h, st)?,
+            logits: make("logits", n * nt, st)?,
+            nll: make("nll", n, st)?,
+            dlogits: make("dlogits", n * nt, st)?,
+            dact: make("dact", n * h, st)?,
+            dd: make("dd", n * h, st)?,
+            dbias: make("dbias", h, st)?,
+            g_m: make("g_m", h * hs, st)?,
+            dctx: make("dctx", n * hs, st)?,
+            dalpha: make("dalpha", b * t * t, st)?,
+            dq: make("dq", n * hs, st)?,
+            dh_enc: make("dh_enc", b * t * hs, st)?,
+            dh_dir: make("dh_dir", t * b * h, st)?,
+            dgates: make("dgates", t * b * g, st)?,
+            carry: make("carry", 2 * b * h, st)?,
+            dstate0: make("dstate0", 2 * b * h, st)?,
+            dtable: make("dtable", nt * g, st)?,
+            stats: make("stats", 4, st)?,
+            readback: make("readback", 4, map)?,
+            download: make("download", p, map)?,
+        })
+    }
+}
+
+/// Records the step's dispatches.
+struct Plan<'a> {
+    rec: &'a Recorder<'a>,
+    s: Sizes,
+    buf: &'a Buffers,
+    layout: &'a Layout,
+}
+
+/// Where LSTM `l`'s weights are in the flat parameters.
+struct LstmAt {
+    w_ih: usize,
+    w_hh: usize,
+    b_ih: usize,
+    b_hh: usize,
+}
+
+impl Plan<'_> {
+    fn lstm_at(&self, l: usize) -> LstmAt {
+        let r = &self.layout.ranges;
+        let (gh, g) = (self.s.g * self.s.h, self.s.g);
+        if l < self.s.d {
+            LstmAt {
+                w_ih: r.enc_w_ih.start + l * gh,
+                w_hh: r.enc_w_hh.start + l * gh,
+                b_ih: r.enc_b_ih.start + l * g,
+                b_hh: r.enc_b_hh.start + l * g,
+            }
+        } else {
+            LstmAt {
+                w_ih: r.dec_w_ih.start,
+                w_hh: r.dec_w_hh.start,
+                b_ih: r.dec_b_ih.start,
+                b_hh: r.dec_b_hh.start,
+            }
+        }
+    }
+
+    /// Offset of LSTM `l`'s part of `hs`/`cs` (T+1 states), and of `gates`/`tc` per element
+    /// of width `w`.
+    fn states(&self, l: usize) -> usize {
+        l * (self.s.t + 1) * self.s.b * self.s.h
+    }
+
+    fn steps(&self, l: usize, w: usize) -> usize {
+        l * self.s.t * self.s.b * w
+    }
+
+    /// The decoder's outputs d (N, H): its states from [1].
+    fn d_off(&self) -> usize {
+        self.states(self.s.d) + self.s.b * self.s.h
+    }
+
+    fn tok_off(&self, part: usize) -> usize {
+        part * self.s.t * self.s.b
+    }
+
+    /// Parameters of lstm.wgsl at step `t` of LSTM `l`, its weights at `w_off` (W_hhᵀ in
+    /// `wt` forward, W_hh in the parameters backward) and its tokens at `tok`.
+    fn lstm_params(&self, l: usize, t: usize, w_off: usize, tok: usize) -> [u32; 16] {
+        let s = self.s;
+        [
+            t as u32,
+            s.t as u32,
+            s.b as u32,
+            s.h as u32,
+            u32::from(l < s.d),
+            w_off as u32,
+            (l * s.nt * s.g) as u32,
+            tok as u32,
+            self.steps(l, s.g) as u32,
+            self.states(l) as u32,
+            self.states(l) as u32,
+            self.steps(l, s.h) as u32,
+            0,
+            0,
+            0,
+            0,
+        ]
+    }
+
+    /// Forward pass (Seq2Seq::forward_with), ending with the loss in stats and dlogits.
+    fn forward(&self, rec: &mut Recording, uniform: bool) {
+        let (r, s, b) = (self.rec, self.s, self.buf);
+        let lr = &self.layout.ranges;
+        let (h, g, nt, hs, n, t, bsz) = (s.h, s.g, s.nt, s.hs, s.n, s.t, s.b);
+        let bh = bsz * h;
+        // lstm_forward's table and W_hhᵀ, for each LSTM
+        for l in 0..s.nl {
+            let at = self.lstm_at(l);
+            r.gemm(
+                rec,
+                (nt, g, h, 1),
+                Mat::rows(&b.params, lr.embedding.start, h),
+                Mat::rows(&b.params, at.w_ih, h).t(),
+                Mat::rows(&b.table, l * nt * g, g),
+                1.0,
+                0.0,
+            );
+            r.rows(
+                rec,
+                Kernel::AddBias,
+                (nt, g, g),
+                (&b.table, l * nt * g),
+                (&b.params, at.b_ih),
+                Some(at.b_hh),
+                0.0,
+            );
+            r.copy(
+                rec,
+                [1, h, g],
+                View {
+                    buf: &b.params,
+                    off: at.w_hh as i64,
+                    s: [0, 1, h as i64],
+                },
+                View {
+                    buf: &b.wt,
+                    off: (l * h * g) as i64,
+                    s: [0, g as i64, 1],
+                },
+                1.0,
+                0.0,
+            );
+        }
+        // the encoder's directions, each from a zero state
+        for l in 0..s.d {
+            let tok = self.tok_off(if l == 0 { SRC } else { REV });
+            for step in 0..t {
+                let p = self.lstm_params(l, step, l * h * g, tok);
+                r.push(
+                    rec,
+                    Kernel::LstmForward,
+                    &p,
+                    &[&b.wt, &b.table, &b.tok, &b.gates, &b.hs, &b.cs, &b.tc],
+                    grid(bh),
+                );
+            }
+            // h_enc[b, s, l·H + j] = h[step + 1][b, j], step = s, or T − 1 − s backwards
+            let (off, s0) = if l == 0 {
+                (self.states(l) + bh, bh as i64)
+            } else {
+                (self.states(l) + t * bh, -(bh as i64))
+            };
+            r.copy(
+                rec,
+                [t, bsz, h],
+                View {
+                    buf: &b.hs,
+                    off: off as i64,
+                    s: [s0, h as i64, 1],
+                },
+                View {
+                    buf: &b.h_enc,
+                    off: (l * h) as i64,
+                    s: [hs as i64, (t * hs) as i64, 1],
+                },
+                1.0,
+                0.0,
+            );
+        }
+        // the decoder starts from the encoder's final state, averaged over directions
+        let inv_d = 1.0 / s.d as f32;
+        for state in [&b.hs, &b.cs] {
+            for l in 0..s.d {
+                r.copy(
+                    rec,
+                    [1, 1, bh],
+                    View {
+                        buf: state,
+                        off: (self.states(l) + t * bh) as i64,
+                        s: [0, 0, 1],
+                    },
+                    View {
+                        buf: state,
+                        off: self.states(s.d) as i64,
+                        s: [0, 0, 1],
+                    },
+                    inv_d,
+                    if l == 0 { 0.0 } else { 1.0 },
+                );
+            }
+        }
+        for step in 0..t {
+            let p = self.lstm_params(s.d, step, s.d * h * g, self.tok_off(TIN));
+            r.push(
+                rec,
+                Kernel::LstmForward,
+                &p,
+                &[&b.wt, &b.table, &b.tok, &b.gates, &b.hs, &b.cs, &b.tc],
+                grid(bh),
+            );
+        }
+        let d = Mat::rows(&b.hs, self.d_off(), h);
+        // attention_forward, each head
+        let (qn, an) = (n * hs, bsz * t * t);
+        if uniform {
+            r.fill(
+                rec,
+                [1, 1, s.k * an],
+                View {
+                    buf: &b.alpha,
+                    off: 0,
+                    s: [0, 0, 1],
+                },
+                1.0 / t as f32,
+            );
+        }
+        for k in 0..s.k {
+            if !uniform {
+                r.gemm(
+                    rec,
+                    (n, hs, h, 1),
+                    d,
+                    Mat::rows(&b.params, lr.w_q.start + k * hs * h, h).t(),
+                    Mat::rows(&b.q, k * qn, hs),
+                    1.0,
+                    0.0,
+                );
+                r.rows(
+                    rec,
+                    Kernel::AddBias,
+                    (n, hs, hs),
+                    (&b.q, k * qn),
+                    (&b.params, lr.b_q.start + k * hs),
+                    None,
+                    0.0,
+                );
+                // e_b (T, T) = q_b h_enc_bᵀ for each sequence b
+                r.gemm(
+                    rec,
+                    (t, t, hs, bsz),
+                    Mat::rows(&b.q, k * qn, bsz * hs).batch(hs),
+                    Mat::rows(&b.h_enc, 0, hs).t().batch(t * hs),
+                    Mat::rows(&b.alpha, k * an, t).batch(t * t),
+                    1.0,
+                    0.0,
+                );
+                r.rows(
+                    rec,
+                    Kernel::Softmax,
+                    (bsz * t, t, t),
+                    (&b.alpha, k * an),
+                    (&b.alpha, 0),
+                    None,
+                    0.0,
+                );
+            }
+            // ctx_b (T, Hs) = α_b h_enc_b
+            r.gemm(
+                rec,
+                (t, hs, t, bsz),
+                Mat::rows(&b.alpha, k * an, t).batch(t * t),
+                Mat::rows(&b.h_enc, 0, hs).batch(t * hs),
+                Mat::rows(&b.ctx, k * qn, bsz * hs).batch(hs),
+                1.0,
+                0.0,
+            );
+        }
+        // fuse_context
+        let inv_k = 1.0 / s.k as f32;
+        for k in 0..s.k {
+            r.gemm(
+                rec,
+                (h, hs, h, 1),
+                Mat::rows(&b.params, lr.w_comb.start + h, 2 * h),
+                Mat::rows(&b.params, lr.w_c.start + k * h * hs, hs),
+                Mat::rows(&b.m_ctx, k * h * hs, hs),
+                inv_k,
+                0.0,
+            );
+        }
+        let out = self.output_params();
+        r.push(
+            rec,
+            Kernel::FuseBias,
+            &out,
+            &[&b.params, &b.b_ctx],
+            [(h as u32).div_ceil(64), 1, 1],
+        );
+        // output_forward
+        r.gemm(
+            rec,
+            (n, h, h, 1),
+            d,
+            Mat::rows(&b.params, lr.w_comb.start, 2 * h).t(),
+            Mat::rows(&b.act, 0, h),
+            1.0,
+            0.0,
+        );
+        for k in 0..s.k {
+            r.gemm(
+                rec,
+                (n, h, hs, 1),
+                Mat::rows(&b.ctx, k * qn, hs),
+                Mat::rows(&b.m_ctx, k * h * hs, hs).t(),
+                Mat::rows(&b.act, 0, h),
+                1.0,
+                1.0,
+            );
+        }
+        r.rows(
+            rec,
+            Kernel::BiasTanh,
+            (n, h, h),
+            (&b.act, 0),
+            (&b.b_ctx, 0),
+            None,
+            0.0,
+        );
+        r.gemm(
+            rec,
+            (n, nt, h, 1),
+            Mat::rows(&b.act, 0, h),
+            Mat::rows(&b.params, lr.w_out.start, h).t(),
+            Mat::rows(&b.logits, 0, nt),
+            1.0,
+            0.0,
+        );
+        r.rows(
+            rec,
+            Kernel::AddBias,
+            (n, nt, nt),
+            (&b.logits, 0),
+            (&b.params, lr.b_out.start),
+            None,
+            0.0,
+        );
+        let chance = (nt as f32).ln();
+        let loss = [
+            n as u32,
+            nt as u32,
+            self.tok_off(TOUT) as u32,
+            0,
+            (1.0 / n as f32).to_bits(),
+            (DIVERGED_FACTOR * chance).to_bits(),
+            0,
+            0,
+        ];
+        r.push(
+            rec,
+            Kernel::Nll,
+            &loss,
+            &[&b.logits, &b.tok, &b.nll, &b.dlogits],
+            grid(n),
+        );
+        r.push(rec, Kernel::Reduce, &loss, &[&b.nll, &b.stats], [1, 1, 1]);
+    }
+
+    /// Parameters of output.wgsl's kernels.
+    fn output_params(&self) -> [u32; 12] {
+        let s = self.s;
+        let lr = &self.layout.ranges;
+        [
+            s.h as u32,
+            s.k as u32,
+            lr.w_comb.start as u32,
+            lr.b_comb.start as u32,
+            lr.b_c.start as u32,
+            0,
+            s.nt as u32,
+            0,
+            (1.0 / s.k as f32).to_bits(),
+            0,
+            0,
+            0,
+        ]
+    }
+
+    /// Backward pass (Seq2Seq::backward) into `grads` (cleared before the step).
+    fn backward(&self, rec: &mut Recording, learned: bool) {
+        let (r, s, b) = (self.rec, self.s, self.buf);
+        let lr = &self.layout.ranges;
+        let (h, g, nt, hs, n, t, bsz) = (s.h, s.g, s.nt, s.hs, s.n, s.t, s.b);
+        let bh = bsz * h;
+        let d = Mat::rows(&b.hs, self.d_off(), h);
+        let dpre = Mat::rows(&b.dact, 0, h);
+        // output_backward
+        r.gemm(
+            rec,
+            (nt, h, n, 1),
+            Mat::rows(&b.dlogits, 0, nt).t(),
+            Mat::rows(&b.act, 0, h),
+            Mat::rows(&b.grads, lr.w_out.start, h),
+            1.0,
+            1.0,
+        );
+        r.rows(
+            rec,
+            Kernel::ColSums,
+            (n, nt, nt),
+            (&b.grads, lr.b_out.start),
+            (&b.dlogits, 0),
+            None,
+            1.0,
+        );
+        r.gemm(
+            rec,
+            (n, h, nt, 1),
+            Mat::rows(&b.dlogits, 0, nt),
+            Mat::rows(&b.params, lr.w_out.start, h),
+            Mat::rows(&b.dact, 0, h),
+            1.0,
+            0.0,
+        );
+        r.rows(
+            rec,
+            Kernel::TanhBack,
+            (n, h, h),
+            (&b.dact, 0),
+            (&b.act, 0),
+            None,
+            0.0,
+        );
+        r.gemm(
+            rec,
+            (h, h, n, 1),
+            dpre.t(),
+            d,
+            Mat::rows(&b.grads, lr.w_comb.start, 2 * h),
+            1.0,
+            1.0,
+        );
+        r.rows(
+            rec,
+            Kernel::ColSums,
+            (n, h, h),
+            (&b.dbias, 0),
+            (&b.dact, 0),
+            None,
+            0.0,
+        );
+        r.copy(
+            rec,
+            [1, 1, h],
+            vector(&b.dbias, 0),
+            vector(&b.grads, lr.b_comb.start),
+            1.0,
+            1.0,
+        );
+        r.gemm(
+            rec,
+            (n, h, h, 1),
+            dpre,
+            Mat::rows(&b.params, lr.w_comb.start, 2 * h),
+            Mat::rows(&b.dd, 0, h),
+            1.0,
+            0.0,
+        );
+        // fused_bias_backward
+        let out = self.output_params();
+        r.push(
+            rec,
+            Kernel::BiasBack,
+            &out,
+            &[&b.params, &b.dbias, &b.grads],
+            grid(h * h),
+        );
+        r.fill(rec, [1, 1, bsz * t * hs], vector(&b.dh_enc, 0), 0.0);
+        let (qn, an) = (n * hs, bsz * t * t);
+        let inv_k = 1.0 / s.k as f32;
+        for k in 0..s.k {
+            // context_backward
+            r.gemm(
+                rec,
+                (h, hs, n, 1),
+                dpre.t(),
+                Mat::rows(&b.ctx, k * qn, hs),
+                Mat::rows(&b.g_m, 0, hs),
+                inv_k,
+                0.0,
+            );
+            r.gemm(
+                rec,
+                (h, h, hs, 1),
+                Mat::rows(&b.g_m, 0, hs),
+                Mat::rows(&b.params, lr.w_c.start + k * h * hs, hs).t(),
+                Mat::rows(&b.grads, lr.w_comb.start + h, 2 * h),
+                1.0,
+                1.0,
+            );
+            r.gemm(
+                rec,
+                (h, hs, h, 1),
+                Mat::rows(&b.params, lr.w_comb.start + h, 2 * h).t(),
+                Mat::rows(&b.g_m, 0, hs),
+                Mat::rows(&b.grads, lr.w_c.start + k * h * hs, hs),
+                1.0,
+                1.0,
+            );
+            r.gemm(
+                rec,
+                (n, hs, h, 1),
+                dpre,
+                Mat::rows(&b.m_ctx, k * h * hs, hs),
+                Mat::rows(&b.dctx, 0, hs),
+                1.0,
+                0.0,
+            );
+            // attention_backward
+            let dctx_b = Mat::rows(&b.dctx, 0, bsz * hs).batch(hs);
+            let dh_enc_b = Mat::rows(&b.dh_enc, 0, hs).batch(t * hs);
+            r.gemm(
+                rec,
+                (t, hs, t, bsz),
+                Mat::rows(&b.alpha, k * an, t).t().batch(t * t),
+                dctx_b,
+                dh_enc_b,
+                1.0,
+                1.0,
+            );
+            if !learned {
+                continue;
+            }
+            r.gemm(
+                rec,
+                (t, t, hs, bsz),
+                dctx_b,
+                Mat::rows(&b.h_enc, 0, hs).t().batch(t * hs),
+                Mat::rows(&b.dalpha, 0, t).batch(t * t),
+                1.0,
+                0.0,
+            );
+            r.rows(
+                rec,
+                Kernel::SoftmaxBack,
+                (bsz * t, t, t),
+                (&b.dalpha, 0),
+                (&b.alpha, k * an),
+                None,
+                0.0,
+            );
+            r.gemm(
+                rec,
+                (t, hs, t, bsz),
+                Mat::rows(&b.dalpha, 0, t).batch(t * t),
+                Mat::rows(&b.h_enc, 0, hs).batch(t * hs),
+                Mat::rows(&b.dq, 0, bsz * hs).batch(hs),
+                1.0,
+                0.0,
+            );
+            r.gemm(
+                rec,
+                (t, hs, t, bsz),
+                Mat::rows(&b.dalpha, 0, t).t().batch(t * t),
+                Mat::rows(&b.q, k * qn, bsz * hs).batch(hs),
+                dh_enc_b,
+                1.0,
+                1.0,
+            );
+            let w_q = lr.w_q.start + k * hs * h;
+            r.gemm(
+                rec,
+                (hs, h, n, 1),
+                Mat::rows(&b.dq, 0, hs).t(),
+                d,
+                Mat::rows(&b.grads, w_q, h),
+                1.0,
+                1.0,
+            );
+            r.rows(
+                rec,
+                Kernel::ColSums,
+                (n, hs, hs),
+                (&b.grads, lr.b_q.start + k * hs),
+                (&b.dq, 0),
+                None,
+                1.0,
+            );
+            r.gemm(
+                rec,
+                (n, h, hs, 1),
+                Mat::rows(&b.dq, 0, hs),
+                Mat::rows(&b.params, w_q, h),
+                Mat::rows(&b.dd, 0, h),
+                1.0,
+                1.0,
+            );
+        }
+        // the decoder, then its initial state's gradient over D into each direction
+        r.fill(rec, [1, 1, 2 * bh], vector(&b.carry, 0), 0.0);
+        self.lstm_backward(rec, s.d, &b.dd, self.tok_off(TIN));
+        let inv_d = 1.0 / s.d as f32;
+        r.gemm(
+            rec,
+            (bsz, h, g, 1),
+            Mat::rows(&b.dgates, 0, g),
+            Mat::rows(&b.params, self.lstm_at(s.d).w_hh, h),
+            Mat::rows(&b.dstate0, 0, h),
+            inv_d,
+            0.0,
+        );
+        r.copy(
+            rec,
+            [1, 1, bh],
+            vector(&b.carry, bh),
+            vector(&b.dstate0, bh),
+            inv_d,
+            0.0,
+        );
+        for l in 0..s.d {
+            // dh_dir[step, b, j] = dh_enc[b, s, l·H + j], step = s, or T − 1 − s backwards
+            let (off, s0) = if l == 0 {
+                (0, bh as i64)
+            } else {
+                ((t - 1) * bh, -(bh as i64))
+            };
+            r.copy(
+                rec,
+                [t, bsz, h],
+                View {
+                    buf: &b.dh_enc,
+                    off: (l * h) as i64,
+                    s: [hs as i64, (t * hs) as i64, 1],
+                },
+                View {
+                    buf: &b.dh_dir,
+                    off: off as i64,
+                    s: [s0, h as i64, 1],
+                },
+                1.0,
+                0.0,
+            );
+            r.copy(
+                rec,
+                [1, 1, 2 * bh],
+                vector(&b.dstate0, 0),
+                vector(&b.carry, 0),
+                1.0,
+                0.0,
+            );
+            let tok = self.tok_off(if l == 0 { SRC } else { REV });
+            self.lstm_backward(rec, l, &b.dh_dir, tok);
+        }
+    }
+
+    /// lstm_backward of LSTM `l` from the gradient `dout` (T, B, H) of its outputs and the
+    /// final-state gradient in `carry`: its steps, then its weights' gradients.
+    fn lstm_backward(&self, rec: &mut Recording, l: usize, dout: &wgpu::Buffer, tok: usize) {
+        let (r, s, b) = (self.rec, self.s, self.buf);
+        let (h, g, nt, t, bsz) = (s.h, s.g, s.nt, s.t, s.b);
+        let at = self.lstm_at(l);
+        for step in (0..t).rev() {
+            let p = self.lstm_params(l, step, at.w_hh, tok);
+            r.push(
+                rec,
+                Kernel::LstmBackward,
+                &p,
+                &[&b.params, &b.gates, &b.cs, &b.tc, dout, &b.dgates, &b.carry],
+                grid(bsz * h),
+            );
+        }
+        // dW_hh += Σ_t dgates[t]ᵀ h[t]
+        r.gemm(
+            rec,
+            (g, h, t * bsz, 1),
+            Mat::rows(&b.dgates, 0, g).t(),
+            Mat::rows(&b.hs, self.states(l), h),
+            Mat::rows(&b.grads, at.w_hh, h),
+            1.0,
+            1.0,
+        );
+        // dtable[tok] += dgates[t, b]; then the biases, W_ih and the embedding
+        let mut p = self.output_params();
+        p[5] = (t * bsz) as u32;
+        p[7] = tok as u32;
+        r.push(
+            rec,
+            Kernel::DTable,
+            &p,
+            &[&b.tok, &b.dgates, &b.dtable],
+            grid(nt * g),
+        );
+        for bias in [at.b_ih, at.b_hh] {
+            r.rows(
+                rec,
+                Kernel::ColSums,
+                (nt, g, g),
+                (&b.grads, bias),
+                (&b.dtable, 0),
+                None,
+                1.0,
+            );
+        }
+        let lr = &self.layout.ranges;
+        r.gemm(
+            rec,
+            (g, h, nt, 1),
+            Mat::rows(&b.dtable, 0, g).t(),
+            Mat::rows(&b.params, lr.embedding.start, h),
+            Mat::rows(&b.grads, at.w_ih, h),
+            1.0,
+            1.0,
+        );
+        r.gemm(
+            rec,
+            (nt, h, g, 1),
+            Mat::rows(&b.dtable, 0, g),
+            Mat::rows(&b.params, at.w_ih, h),
+            Mat::rows(&b.grads, lr.embedding.start, h),
+            1.0,
+            1.0,
+        );
+    }
+
+    /// The divergence check and the update; returns the update's parameter buffer.
+    fn update(&self, rec: &mut Recording) -> wgpu::Buffer {
+        let (r, b) = (self.rec, self.buf);
+        let p = self.layout.len;
+        let check = [0, 0, 0, p as u32, 0, 0, 0, 0];
+        r.push(rec, Kernel::Check, &check, &[&b.grads, &b.stats], grid(p));
+        r.push(
+            rec,
+            Kernel::Adam,
+            &[0; 12],
+            &[&b.params, &b.grads, &b.adam_m, &b.adam_v, &b.stats],
+            grid(p),
+        )
+    }
+}
+
+/// A plain vector at `off`.
+fn vector(buf: &wgpu::Buffer, off: usize) -> View<'_> {
+    View {
+        buf,
+        off: off as i64,
+        s: [0, 0, 1],
+    }
+}

@@ -1,0 +1,118 @@
+// One time step of an LSTM layer, one thread per (sequence b, unit j) of a (B, H) state, in
+// PyTorch's gate order i, f, g, o. Buffers hold every LSTM of the model at offsets:
+//   wt     (H, 4H)    W_hhᵀ of this LSTM
+//   w      (4H, H)    W_hh in the parameters (backward)
+//   table  (NT, 4H)   E W_ihᵀ + b_ih + b_hh
+//   tok    (T, B)     the input tokens
+//   gates  (T, B, 4H) activated gates
+//   hs, cs (T+1, B, H) states; [0] the initial one
+//   tc     (T, B, H)  tanh(c[t+1])
+//   dout   (T, B, H)  loss gradient w.r.t. each output h[t+1]
+//   dgates (T, B, 4H) gradient w.r.t. the gate pre-activations
+//   carry  (2, B, H)  [dh into the last step from the final state, dc carried back]
+struct P {
+  t: u32, steps: u32, bsz: u32, h: u32,
+  zero_start: u32, w_off: u32, table_off: u32, tok_off: u32,
+  gates_off: u32, h_off: u32, c_off: u32, tc_off: u32,
+  dout_off: u32, dg_off: u32, carry_off: u32, _0: u32,
+}
+@group(0) @binding(0) var<uniform> p: P;
+#ifdef FORWARD
+@group(0) @binding(1) var<storage, read> wt: array<f32>;
+@group(0) @binding(2) var<storage, read> table: array<f32>;
+@group(0) @binding(3) var<storage, read> tok: array<u32>;
+@group(0) @binding(4) var<storage, read_write> gates: array<f32>;
+@group(0) @binding(5) var<storage, read_write> hs: array<f32>;
+@group(0) @binding(6) var<storage, read_write> cs: array<f32>;
+@group(0) @binding(7) var<storage, read_write> tc: array<f32>;
+
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let e = gid.x + gid.y * nw.x * 64u;
+  let h = p.h;
+  if (e >= p.bsz * h) { return; }
+  let b = e / h;
+  let j = e % h;
+  let g4 = 4u * h;
+  let tk = tok[p.tok_off + p.t * p.bsz + b];
+  let row = p.table_off + tk * g4 + j;
+  var pi = table[row];
+  var pf = table[row + h];
+  var pg = table[row + 2u * h];
+  var po = table[row + 3u * h];
+  let bh = p.bsz * h;
+  let hp = p.h_off + p.t * bh + b * h; // h[t][b, ..]
+  if (!(p.t == 0u && p.zero_start == 1u)) {
+    for (var k = 0u; k < h; k++) {
+      let x = hs[hp + k];
+      let w = p.w_off + k * g4 + j;
+      pi += x * wt[w];
+      pf += x * wt[w + h];
+      pg += x * wt[w + 2u * h];
+      po += x * wt[w + 3u * h];
+    }
+  }
+  let i = sigmoid(pi);
+  let f = sigmoid(pf);
+  let g = tanh_(pg);
+  let o = sigmoid(po);
+  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j;
+  gates[go] = i;
+  gates[go + h] = f;
+  gates[go + 2u * h] = g;
+  gates[go + 3u * h] = o;
+  let c = f * cs[p.c_off + p.t * bh + e] + i * g;
+  let t = tanh_(c);
+  cs[p.c_off + (p.t + 1u) * bh + e] = c;
+  tc[p.tc_off + p.t * bh + e] = t;
+  hs[p.h_off + (p.t + 1u) * bh + e] = o * t;
+}
+#endif
+#ifdef BACKWARD
+@group(0) @binding(1) var<storage, read> w: array<f32>;
+@group(0) @binding(2) var<storage, read> gates: array<f32>;
+@group(0) @binding(3) var<storage, read> cs: array<f32>;
+@group(0) @binding(4) var<storage, read> tc: array<f32>;
+@group(0) @binding(5) var<storage, read> dout: array<f32>;
+@group(0) @binding(6) var<storage, read_write> dgates: array<f32>;
+@group(0) @binding(7) var<storage, read_write> carry: array<f32>;
+
+// Step t of backpropagation through time (t from T−1 down to 0). The gradient reaching h[t+1]
+// from the later steps is dgates[t+1] W_hh, formed here from the previous dispatch's output.
+@compute @workgroup_size(64)
+fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
+  let e = gid.x + gid.y * nw.x * 64u;
+  let h = p.h;
+  if (e >= p.bsz * h) { return; }
+  let b = e / h;
+  let j = e % h;
+  let g4 = 4u * h;
+  let bh = p.bsz * h;
+  var dh = dout[p.dout_off + p.t * bh + e];
+  if (p.t + 1u < p.steps) {
+    let dn = p.dg_off + ((p.t + 1u) * p.bsz + b) * g4;
+    for (var r = 0u; r < g4; r++) {
+      dh += dgates[dn + r] * w[p.w_off + r * h + j];
+    }
+  } else {
+    dh += carry[p.carry_off + e];
+  }
+  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j;
+  let i = gates[go];
+  let f = gates[go + h];
+  let g = gates[go + 2u * h];
+  let o = gates[go + 3u * h];
+  let t = tc[p.tc_off + p.t * bh + e];
+  let d_o = dh * t;
+  let dc = carry[p.carry_off + bh + e] + dh * o * (1.0 - t * t);
+  let di = dc * g;
+  let dg = dc * i;
+  let df = dc * cs[p.c_off + p.t * bh + e];
+  carry[p.carry_off + bh + e] = dc * f;
+  let d = p.dg_off + (p.t * p.bsz + b) * g4 + j;
+  dgates[d] = di * i * (1.0 - i);
+  dgates[d + h] = df * f * (1.0 - f);
+  dgates[d + 2u * h] = dg * (1.0 - g * g);
+  dgates[d + 3u * h] = d_o * o * (1.0 - o);
+}
+#endif

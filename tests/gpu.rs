@@ -1,0 +1,73 @@
+//! The GPU backend against the CPU model, through `wgpu` on whatever adapter the machine has
+//! (on a machine without a GPU, a software Vulkan driver: `scripts/setup.sh` installs
+//! Mesa's lavapipe). Gradients of every tensor on small odd shapes, and whole training runs.
+//! With no adapter at all a test says why and passes, unless REQUIRE_GPU_ADAPTER is set
+//! (the README's test command sets it).
+
+mod common;
+
+use attention_playground::copying::gpu::{Gpu, GpuModel};
+use attention_playground::copying::model::params::TENSOR_NAMES;
+use attention_playground::optim::OptimizerKind;
+use common::tiny;
+
+/// The machine's GPU, or `None` (with the reason printed) where there is none.
+fn gpu() -> Option<Gpu> {
+    match Gpu::new() {
+        Ok(g) => {
+            eprintln!("GPU: {}", g.describe());
+            Some(g)
+        }
+        Err(e) if std::env::var_os("REQUIRE_GPU_ADAPTER").is_none() => {
+            eprintln!("skipped: {e}");
+            None
+        }
+        Err(e) => panic!("REQUIRE_GPU_ADAPTER is set, but {e}"),
+    }
+}
+
+/// Largest |a − b| over a tensor, relative to the tensor's largest |b| (at least 1e-3).
+fn rel_diff(a: &[f32], b: &[f32]) -> f32 {
+    let scale = b.iter().fold(1e-3f32, |m, x| m.max(x.abs()));
+    a.iter()
+        .zip(b)
+        .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()))
+        / scale
+}
+
+/// Every tensor's gradient and the loss of one batch, GPU against CPU, for every encoder
+/// direction count, several heads and both attention modes, at odd sizes.
+#[test]
+fn gradients_equal_the_cpu_models() {
+    let Some(mut device) = gpu() else { return };
+    for (bidirectional, heads, uniform) in [(false, 1, false), (true, 3, false), (true, 2, true)] {
+        let mut t = tiny(bidirectional, heads, uniform, 5);
+        let (loss, want) = t.gradient();
+        let b = &t.batch;
+        let mut m = GpuModel::new(device, t.model.dims, b.batch, b.src_len, uniform).unwrap();
+        m.load(&t.params);
+        // lr 0: the update leaves the parameters as they were
+        let r = m.step(b, OptimizerKind::Adam, 0.0, 1);
+        assert!(!r.diverged);
+        assert!(
+            (r.loss - loss).abs() <= 1e-5 * loss,
+            "loss {} vs {loss}",
+            r.loss
+        );
+        let mut got = vec![0.0; want.len()];
+        m.read_grads(&mut got);
+        let mut worst = Vec::new();
+        t.model.layout.ranges.visit(|name, range| {
+            let d = rel_diff(&got[range.clone()], &want[range.clone()]);
+            worst.push((name, d));
+        });
+        assert_eq!(worst.len(), TENSOR_NAMES.len());
+        for (name, d) in &worst {
+            assert!(
+                *d <= 1e-5,
+                "bidirectional {bidirectional}, {heads} heads, uniform {uniform}: {name} off by {d} of its scale\n{worst:?}"
+            );
+        }
+        device = m.gpu;
+    }
+}
