@@ -2,16 +2,19 @@
 # Mutation check of the gradient tests: drops or flips one term of a backward pass at a
 # time, in a scratch copy of the tree, and confirms the model's gradient check fails
 # (`cargo test --test gradients` for the copying model, the sparse lab's check in
-# `tests/sparse.rs` for its model).
+# `tests/sparse.rs` for its model, and for the GPU backend's kernels their comparison with
+# the CPU model in `tests/gpu.rs`).
 # Usage: scripts/mutants.sh   (prints one line per mutant; exit 1 if any survives)
 set -u
 root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/Cargo.toml" "$root/Cargo.lock" "$root/src" "$root/tests" "$work/"
-export CARGO_TARGET_DIR="$root/target/mutants"
+# The main target directory: the dependencies (wgpu's among them) are built once for both
+# trees; the copy's own crate builds beside the original's.
+export CARGO_TARGET_DIR="$root/target"
 # file | exact text | replacement | what it does  (a file under src/sparse/ is checked by
-# the sparse lab's test)
+# the sparse lab's test, one under src/copying/gpu/ by the GPU's)
 mutants=(
   "src/copying/model/lstm.rs|s.dc[k] = dc * f;|s.dc[k] = 0.0 * dc * f;|drop the cell-state recurrence"
   "src/copying/model/lstm.rs|db[h + j] = df * f * (1.0 - f);|db[h + j] = -df * f * (1.0 - f);|flip the forget-gate gradient"
@@ -27,6 +30,9 @@ mutants=(
   "src/copying/model/output.rs|*g += dbias[j] * head_sum(b_c, h, k, i) * inv_k;|*g += 0.0;|drop the fused bias's path into W_c'"
   "src/copying/model/mod.rs|ws.dh0[j] = ws.lstm.dh[j] * inv_dirs;|ws.dh0[j] = 0.0;|cut the decoder's initial h from the encoder"
   "src/copying/model/output.rs|g_m.iter_mut().for_each(\|x\| *x *= inv_k);||drop the 1/K of the head average"
+  "src/copying/gpu/wgsl/lstm.wgsl|carry[p.carry_off + bh + e] = dc * f;|carry[p.carry_off + bh + e] = 0.0 * dc * f;|gpu: drop the cell-state recurrence"
+  "src/copying/gpu/wgsl/rows.wgsl|x[o + j] = v[ao + j] * (x[o + j] - dot);|x[o + j] = v[ao + j] * x[o + j];|gpu: drop the softmax normalisation term"
+  "src/copying/gpu/wgsl/output.wgsl|gr[p.w_comb + j * 2u * h + h + i] += dbias[j] * s * p.inv_k;|gr[p.w_comb + j * 2u * h + h + i] += 0.0;|gpu: drop the fused bias's path into W_c'"
   "src/sparse/model.rs|d_scores[bit as usize * t + pos] += a * (ws.da[pos] - weighted);|d_scores[bit as usize * t + pos] += a * ws.da[pos];|sparse: drop the softmax normalisation term"
   "src/sparse/model.rs|*dv += a * go;|*dv += 0.0 * a * go;|sparse: drop the gradient into the value table"
   "src/sparse/model.rs|d_act[j] = if pre[j] > 0.0 { dz * p.w_out[j] } else { 0.0 };|d_act[j] = dz * p.w_out[j];|sparse: pass the gradient through switched-off ReLU units"
@@ -54,6 +60,7 @@ open(p, "w").write(s[: hits[0].start()] + b + s[hits[0].end() :])
 PY
   case "$file" in
     src/sparse/*) check=(--test sparse sparse_gradients) ;;
+    src/copying/gpu/*) check=(--test gpu gradients_equal_the_cpu_models) ;;
     *) check=(--test gradients) ;;
   esac
   if (cd "$work" && cargo test -q "${check[@]}" >/dev/null 2>&1); then

@@ -40,8 +40,9 @@ pub trait Run {
     /// Changes the learning rate from the next step on (the run goes on); a value out of
     /// range is refused ([`RunError::Setting`]) and changes nothing.
     fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError>;
-    /// The flat parameter buffer (P,).
-    fn params(&self) -> &[f32];
+    /// The flat parameter buffer (P,) as of the last update (a backend whose parameters
+    /// live elsewhere, such as on a GPU, copies them here first).
+    fn params(&mut self) -> &[f32];
     /// Replaces the parameters with saved ones as the state after `step` updates; the
     /// series restart with an evaluation of them, the optimiser and the batches start
     /// afresh. Weights of another length or with a non-finite value are refused
@@ -90,17 +91,21 @@ pub enum RunError {
     Weights(String),
     /// A setting out of its range, or settings that do not go together.
     Setting(SettingsError),
+    /// The backend asked for cannot run here (no GPU adapter, a device refused or lost).
+    Backend(String),
     /// Something that should not happen (parts of a data-parallel step that do not fit).
     Internal(String),
 }
 
 impl RunError {
-    /// Its kind as the page names it: `diverged`, `weights`, `setting` or `internal`.
+    /// Its kind as the page names it: `diverged`, `weights`, `setting`, `backend` or
+    /// `internal`.
     pub fn kind(&self) -> &'static str {
         match self {
             RunError::Diverged { .. } => "diverged",
             RunError::Weights(_) => "weights",
             RunError::Setting(_) => "setting",
+            RunError::Backend(_) => "backend",
             RunError::Internal(_) => "internal",
         }
     }
@@ -121,7 +126,7 @@ impl fmt::Display for RunError {
                 f,
                 "training diverged at step {step} (loss {loss}): lower the learning rate and reset"
             ),
-            RunError::Weights(m) | RunError::Internal(m) => f.write_str(m),
+            RunError::Weights(m) | RunError::Backend(m) | RunError::Internal(m) => f.write_str(m),
             RunError::Setting(e) => e.fmt(f),
         }
     }

@@ -3,12 +3,17 @@
 //! Mesa's lavapipe). Gradients of every tensor on small odd shapes, and whole training runs.
 //! With no adapter at all a test says why and passes, unless REQUIRE_GPU_ADAPTER is set
 //! (the README's test command sets it).
+#![cfg(not(target_arch = "wasm32"))]
 
 mod common;
 
-use attention_playground::copying::gpu::{Gpu, GpuModel};
+use attention_playground::copying::config::Config;
+use attention_playground::copying::gpu::{Gpu, GpuModel, GpuTrainer};
+use attention_playground::copying::metrics::Evaluation;
 use attention_playground::copying::model::params::TENSOR_NAMES;
+use attention_playground::copying::train::Trainer;
 use attention_playground::optim::OptimizerKind;
+use attention_playground::run::{Metrics, Run};
 use common::tiny;
 
 /// The machine's GPU, or `None` (with the reason printed) where there is none.
@@ -69,5 +74,57 @@ fn gradients_equal_the_cpu_models() {
             );
         }
         device = m.gpu;
+    }
+}
+
+/// A whole run, GPU against CPU from the same seed: 20 Adam steps of the reference run
+/// (two heads, both directions) and of the small preset's shape, with an evaluation every 5.
+/// The two sum in different orders, so they agree closely, not bit for bit: each step's
+/// loss within 1e-4 of the CPU's (relative), every parameter within 1e-4 after 20 steps,
+/// and every evaluation's metrics within 1e-3.
+#[test]
+fn twenty_steps_follow_the_cpu_run() {
+    let Some(mut device) = gpu() else { return };
+    let small = Config {
+        eval_every: 5,
+        eval_batch: 8,
+        ..Config::default()
+    };
+    for config in [common::reference_config(), small] {
+        let mut cpu = Trainer::new(config.clone()).unwrap();
+        let mut gpu = GpuTrainer::on(device, config.clone()).unwrap();
+        for step in 0..20 {
+            let (a, b) = (cpu.step().unwrap(), gpu.step().unwrap());
+            assert!(
+                (a - b).abs() <= 1e-4 * a,
+                "step {step}: loss {b} on the GPU, {a} on the CPU"
+            );
+        }
+        let (a, b) = (cpu.weights().to_vec(), gpu.params().to_vec());
+        let worst = a
+            .iter()
+            .zip(&b)
+            .fold(0.0f32, |m, (x, y)| m.max((x - y).abs()));
+        assert!(
+            worst <= 1e-4,
+            "parameters after 20 steps differ by up to {worst}"
+        );
+        let (ha, hb) = (cpu.history(), gpu.history());
+        assert_eq!(ha.len(), 5);
+        for ((sa, ea), (sb, eb)) in ha.iter().zip(hb.iter()) {
+            assert_eq!(sa, sb);
+            for (i, name) in Evaluation::METRICS.iter().enumerate() {
+                let (x, y) = (ea.metric(i), eb.metric(i));
+                assert!(
+                    (x - y).abs() <= 1e-3,
+                    "step {sa}: {name} {y} on the GPU, {x} on the CPU"
+                );
+            }
+        }
+        eprintln!(
+            "{}: parameters within {worst:.1e} after 20 steps",
+            gpu.device()
+        );
+        device = gpu.into_gpu();
     }
 }

@@ -127,7 +127,7 @@ fn head_of(t: &Trainer, k: usize) -> Head {
     HEAD_TENSORS
         .iter()
         .map(|name| {
-            let all = &t.params()[r[name].clone()];
+            let all = &t.weights()[r[name].clone()];
             let per = all.len() / heads;
             all[k * per..(k + 1) * per].to_vec()
         })
@@ -142,10 +142,10 @@ fn assemble(config: &Config, base: &Trainer, chosen: &[&Head]) -> Result<Trainer
     })
     .map_err(|e| e.to_string())?;
     let (to, from) = (ranges(&t), ranges(base));
-    let mut params = t.params().to_vec();
+    let mut params = t.weights().to_vec();
     for (name, r) in &to {
         if !HEAD_TENSORS.contains(name) {
-            params[r.clone()].copy_from_slice(&base.params()[from[name].clone()]);
+            params[r.clone()].copy_from_slice(&base.weights()[from[name].clone()]);
         }
     }
     for (i, name) in HEAD_TENSORS.iter().enumerate() {

@@ -160,6 +160,54 @@ impl Evaluator {
     }
 }
 
+/// What a seed fixes besides the initial weights: the task (its word table), the stream of
+/// training batches and the fixed evaluation batch. Every backend of a run draws its data
+/// from these, so the same seed trains on the same sequences everywhere.
+#[derive(Clone, Debug)]
+pub struct Streams {
+    pub task: Task,
+    pub train_rng: Rng,
+    pub eval_batch: Batch, // (Be sequences) fixed by the seed
+}
+
+impl Streams {
+    /// The streams of `config`'s seed.
+    pub fn new(config: &Config) -> Streams {
+        let mut streams = Streams {
+            task: Task::new(config, &mut Rng::new(config.seed, STREAM_TABLE)),
+            train_rng: Rng::new(config.seed, STREAM_TRAIN),
+            eval_batch: Batch::new(config.eval_batch, config.length),
+        };
+        streams.start(config);
+        streams
+    }
+
+    /// Back to the start of `config`'s seed.
+    pub fn start(&mut self, config: &Config) {
+        self.task = Task::new(config, &mut Rng::new(config.seed, STREAM_TABLE));
+        self.restart_training(config.seed);
+        self.task.fill(
+            &mut Rng::new(config.seed, STREAM_EVAL),
+            &mut self.eval_batch,
+        );
+    }
+
+    /// The training batches from their first again (loaded weights train on from there).
+    pub fn restart_training(&mut self, seed: u64) {
+        self.train_rng = Rng::new(seed, STREAM_TRAIN);
+    }
+
+    /// Draws the next training batch into `batch`.
+    pub fn next_batch(&mut self, batch: &mut Batch) {
+        self.task.fill(&mut self.train_rng, batch);
+    }
+}
+
+/// The initial weights of `seed` (P,), as every backend starts from them.
+pub fn initialise(layout: &Layout, params: &mut [f32], seed: u64) {
+    layout.initialise(params, &mut Rng::new(seed, STREAM_INIT));
+}
+
 /// One replica of a model in training: its parameters and optimiser, the task's seeded
 /// batch stream (the same on every replica), the gradient of its rows of each batch, and
 /// the evaluation of its rows of the fixed evaluation batch. Everything is allocated in
@@ -171,13 +219,11 @@ pub struct Replica {
     params: Vec<f32>, // (P,) flat, layout `model.layout`
     grads: Vec<f32>,  // (P,) the gradient of this replica's rows, weighted by their share
     optimizer: Optimizer,
-    task: Task,
-    train_rng: Rng,
+    streams: Streams,
     train_batch: Batch, // (B sequences) the step's batch, the same on every replica
     shard: Shard,
     shard_batch: Batch,  // (hi − lo sequences) this replica's rows, when sharded
     train_ws: Workspace, // sized for the shard
-    eval_batch: Batch,   // (Be sequences) fixed by the seed
     evaluator: Option<Evaluator>,
     step: u64,
 }
@@ -209,13 +255,11 @@ impl Replica {
             params: vec![0.0; n],
             grads: vec![0.0; n],
             optimizer: Optimizer::new(config.optimizer, config.learning_rate, n),
-            task: Task::new(&config, &mut Rng::new(config.seed, STREAM_TABLE)),
-            train_rng: Rng::new(config.seed, STREAM_TRAIN),
+            streams: Streams::new(&config),
             train_batch: Batch::new(b, config.length),
             shard,
             shard_batch: Batch::new(if count > 1 { shard.len() } else { 0 }, config.length),
             train_ws: model.workspace(shard.len(), ls, lt),
-            eval_batch: Batch::new(config.eval_batch, config.length),
             evaluator,
             step: 0,
             model,
@@ -228,14 +272,9 @@ impl Replica {
     /// (Re)initialises everything that depends on the seed, in place: step 0.
     fn start(&mut self, seed: u64) {
         self.config.seed = seed;
-        self.model
-            .layout
-            .initialise(&mut self.params, &mut Rng::new(seed, STREAM_INIT));
+        initialise(&self.model.layout, &mut self.params, seed);
         self.optimizer.reset();
-        self.task = Task::new(&self.config, &mut Rng::new(seed, STREAM_TABLE));
-        self.train_rng = Rng::new(seed, STREAM_TRAIN);
-        self.task
-            .fill(&mut Rng::new(seed, STREAM_EVAL), &mut self.eval_batch);
+        self.streams.start(&self.config);
         self.step = 0;
     }
 
@@ -260,7 +299,7 @@ impl Replica {
     /// rows, weighted by its share of the batch, into [`Replica::gradient`]; returns that
     /// loss, weighted the same way. Nothing is updated yet.
     pub fn compute_gradient(&mut self) -> Result<f32, RunError> {
-        self.task.fill(&mut self.train_rng, &mut self.train_batch);
+        self.streams.next_batch(&mut self.train_batch);
         let batch = if self.shard.count == 1 {
             &self.train_batch
         } else {
@@ -334,7 +373,12 @@ impl Replica {
     /// Evaluates this replica's rows of the evaluation batch (none: `None`).
     pub fn evaluate_rows(&mut self) -> Option<EvaluationPart<'_>> {
         let e = self.evaluator.as_mut()?;
-        Some(e.evaluate(&self.model, &self.params, &self.eval_batch, self.step))
+        Some(e.evaluate(
+            &self.model,
+            &self.params,
+            &self.streams.eval_batch,
+            self.step,
+        ))
     }
 
     /// Replaces the parameters with saved ones as the state after `step` updates; the
@@ -344,7 +388,7 @@ impl Replica {
         check_weights(self.params.len(), params)?;
         self.params.copy_from_slice(params);
         self.optimizer.reset();
-        self.train_rng = Rng::new(self.config.seed, STREAM_TRAIN);
+        self.streams.restart_training(self.config.seed);
         self.step = step;
         Ok(())
     }
@@ -373,7 +417,7 @@ impl Replica {
 
     /// The fixed evaluation batch (its tokens label the heatmaps' axes).
     pub fn eval_batch(&self) -> &Batch {
-        &self.eval_batch
+        &self.streams.eval_batch
     }
 }
 

@@ -19,8 +19,9 @@ pub use super::metrics::Evaluation;
 pub use super::parallel::check_params;
 
 /// A run's evaluations: the latest maps of the whole evaluation batch, the evaluation
-/// being gathered from the replicas' parts, and the series of them all.
-struct Evaluations {
+/// being gathered from the replicas' parts, and the series of them all. Every backend
+/// keeps its run's evaluations here.
+pub(crate) struct Evaluations {
     alpha: Array4<f32>, // (K, Be, Lt, Ls) attention of each head on the evaluation batch
     alpha_mean: Array3<f32>, // (Be, Lt, Ls)
     beta: Array3<f32>,  // (Be, Lt, Ls) KTIW probe
@@ -31,6 +32,59 @@ struct Evaluations {
 }
 
 impl Evaluations {
+    /// No evaluation yet, for maps of `config`'s shape.
+    pub(crate) fn new(config: &Config) -> Evaluations {
+        let (k, be, l) = (config.heads, config.eval_batch, config.src_len());
+        Evaluations {
+            alpha: Array4::zeros((k, be, l, l)),
+            alpha_mean: Array3::zeros((be, l, l)),
+            beta: Array3::zeros((be, l, l)),
+            gathering: None,
+            history: Series::new(HISTORY_THINNED, HISTORY_RECENT),
+        }
+    }
+
+    /// Records the evaluation of the whole batch in one part.
+    pub(crate) fn record(&mut self, part: &EvaluationPart) {
+        self.expect(part.evaluation.step, 1);
+        self.add(part);
+    }
+
+    pub(crate) fn history(&self) -> &Series<Evaluation> {
+        &self.history
+    }
+
+    pub(crate) fn clear(&mut self) {
+        self.gathering = None;
+        self.history.clear();
+    }
+
+    /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
+    pub(crate) fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
+        let m = match head {
+            Some(k) => self.alpha.slice(s![k, seq, .., ..]),
+            None => self.alpha_mean.slice(s![seq, .., ..]),
+        };
+        m.to_slice().expect("a sequence's map is contiguous")
+    }
+
+    /// KTIW `β` (Lt, Ls) of evaluation sequence `seq`.
+    pub(crate) fn ktiw(&self, seq: usize) -> &[f32] {
+        self.beta
+            .slice(s![seq, .., ..])
+            .to_slice()
+            .expect("a sequence's map is contiguous")
+    }
+
+    /// `α` averaged over heads (Be, Lt, Ls) and `β` (Be, Lt, Ls) of the whole batch.
+    pub(crate) fn maps(&self) -> (&[f32], &[f32]) {
+        let contiguous = "the evaluation maps are contiguous";
+        (
+            self.alpha_mean.as_slice().expect(contiguous),
+            self.beta.as_slice().expect(contiguous),
+        )
+    }
+
     /// Starts gathering the evaluation of `step` from `parts` parts.
     fn expect(&mut self, step: u64, parts: usize) {
         let sum = Evaluation {
@@ -116,18 +170,11 @@ impl Trainer {
         let evaluating = (0..count)
             .filter(|&i| !evaluation_shard(i, count, config.eval_batch).is_empty())
             .count();
-        let (k, be, l) = (config.heads, config.eval_batch, config.src_len());
         let mut trainer = Trainer {
+            evaluations: Evaluations::new(&config),
             replica,
             full_batch,
             evaluating,
-            evaluations: Evaluations {
-                alpha: Array4::zeros((k, be, l, l)),
-                alpha_mean: Array3::zeros((be, l, l)),
-                beta: Array3::zeros((be, l, l)),
-                gathering: None,
-                history: Series::new(HISTORY_THINNED, HISTORY_RECENT),
-            },
             pending_loss: 0.0,
             last_loss: f32::NAN,
             losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
@@ -140,9 +187,8 @@ impl Trainer {
     /// whole evaluation batch is evaluated.
     fn restart(&mut self) {
         self.last_loss = f32::NAN;
-        self.evaluations.gathering = None;
+        self.evaluations.clear();
         self.losses.clear();
-        self.evaluations.history.clear();
         self.evaluate();
     }
 
@@ -205,6 +251,12 @@ impl Trainer {
         self.replica.model()
     }
 
+    /// The flat parameter buffer (layout `model().layout`), at hand on the CPU without the
+    /// `&mut` that [`Run::params`] asks of every backend.
+    pub fn weights(&self) -> &[f32] {
+        self.replica.params()
+    }
+
     /// The replica of this run that this trainer is (its shard of each batch).
     pub fn shard(&self) -> Shard {
         self.replica.shard()
@@ -231,29 +283,15 @@ impl EvaluationMaps for Trainer {
     }
 
     fn attention(&self, seq: usize, head: Option<usize>) -> &[f32] {
-        let e = &self.evaluations;
-        let m = match head {
-            Some(k) => e.alpha.slice(s![k, seq, .., ..]),
-            None => e.alpha_mean.slice(s![seq, .., ..]),
-        };
-        m.to_slice().expect("a sequence's map is contiguous")
+        self.evaluations.attention(seq, head)
     }
 
     fn ktiw(&self, seq: usize) -> &[f32] {
-        self.evaluations
-            .beta
-            .slice(s![seq, .., ..])
-            .to_slice()
-            .expect("a sequence's map is contiguous")
+        self.evaluations.ktiw(seq)
     }
 
     fn evaluation_maps(&self) -> (&[f32], &[f32]) {
-        let e = &self.evaluations;
-        let contiguous = "the evaluation maps are contiguous";
-        (
-            e.alpha_mean.as_slice().expect(contiguous),
-            e.beta.as_slice().expect(contiguous),
-        )
+        self.evaluations.maps()
     }
 }
 
@@ -281,7 +319,6 @@ impl Run for Trainer {
     /// Evaluates the whole evaluation batch now.
     fn evaluate(&mut self) -> Evaluation {
         let step = self.replica.step_count();
-        self.evaluations.expect(step, 1);
         let part = match self.full_batch.as_mut() {
             Some(w) => {
                 let r = &self.replica;
@@ -290,7 +327,7 @@ impl Run for Trainer {
             None => self.replica.evaluate_rows(),
         };
         self.evaluations
-            .add(&part.expect("one evaluator evaluates every row"));
+            .record(&part.expect("one evaluator evaluates every row"));
         *self.latest()
     }
 
@@ -304,7 +341,7 @@ impl Run for Trainer {
     }
 
     /// The flat parameter buffer (layout `model().layout`).
-    fn params(&self) -> &[f32] {
+    fn params(&mut self) -> &[f32] {
         self.replica.params()
     }
 
@@ -318,7 +355,7 @@ impl Run for Trainer {
     }
 
     fn history(&self) -> &Series<Evaluation> {
-        &self.evaluations.history
+        self.evaluations.history()
     }
 
     fn losses(&self) -> &Series<f32> {

@@ -340,7 +340,7 @@ impl Run for SparseTrainer {
     }
 
     /// The flat parameter buffer (layout `model().ranges`).
-    fn params(&self) -> &[f32] {
+    fn params(&mut self) -> &[f32] {
         &self.params
     }
 

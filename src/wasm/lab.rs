@@ -35,7 +35,7 @@ pub trait LabRun {
     fn reset(&mut self, seed: Option<u64>);
     /// Changes a live setting (a field marked `live`) of the running model.
     fn set_live(&mut self, key: &str, value: &JsValue) -> Result<(), JsValue>;
-    fn params(&self) -> &[f32];
+    fn params(&mut self) -> &[f32];
     fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsValue>;
     /// Its data-parallel calls, for a run whose batches several replicas share.
     fn parallel(&mut self) -> Option<&mut dyn ParallelRun>;
@@ -158,7 +158,7 @@ where
         LabView::set_live(self, &config).map_err(|e| run_error(&e))
     }
 
-    fn params(&self) -> &[f32] {
+    fn params(&mut self) -> &[f32] {
         Run::params(self)
     }
 

@@ -208,7 +208,7 @@ impl WasmTrainer {
     }
 
     /// A copy of the parameters (the model's weights, in the layout of its settings).
-    pub fn params(&self) -> Float32Array {
+    pub fn params(&mut self) -> Float32Array {
         Float32Array::from(self.run.params())
     }
 

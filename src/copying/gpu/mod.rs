@@ -6,6 +6,8 @@
 pub mod device;
 pub mod kernels;
 pub mod model;
+pub mod trainer;
 
 pub use device::Gpu;
 pub use model::{GpuModel, StepResult};
+pub use trainer::GpuTrainer;
