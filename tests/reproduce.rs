@@ -2,7 +2,7 @@
 //! (`reproduce merge`) give the same CSV, byte for byte, as the run in one go; a bad shard
 //! or a seed in two shards is refused; `--uf-agreement` writes, per evaluation, the
 //! agreement of the uniform twin's β with the learned run's α, its chance level and the
-//! run's own.
+//! run's own; `--backend gpu` writes the same CSV as the CPU.
 #![cfg(not(target_arch = "wasm32"))]
 
 use std::path::PathBuf;
@@ -228,4 +228,42 @@ fn lottery_labels_heads_and_trains_each_kind_of_combined_model() {
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("need at least 4 bad heads"));
+}
+
+/// `--backend gpu` writes the CPU's CSV: the same header, seeds and steps, and values that
+/// agree to the CSV's precision but for rounding at its last digit. Where the machine has
+/// no GPU adapter the tool says so and exits 2 (REQUIRE_GPU_ADAPTER makes that a failure).
+#[test]
+fn the_gpu_backend_writes_the_cpus_csv() {
+    let d = dir("gpu");
+    let path = |name: &str| d.join(name).to_str().unwrap().to_string();
+    let (cpu, gpu) = (path("cpu.csv"), path("gpu.csv"));
+    let (code, err) = reproduce(&[RUN, &["--seeds", "0-1", "--csv", &cpu]].concat());
+    assert_eq!(code, 0, "{err}");
+    let (code, err) =
+        reproduce(&[RUN, &["--seeds", "0-1", "--backend", "gpu", "--csv", &gpu]].concat());
+    if code == 2 && err.contains("no GPU adapter") {
+        assert!(std::env::var_os("REQUIRE_GPU_ADAPTER").is_none(), "{err}");
+        eprintln!("skipped: {err}");
+        return;
+    }
+    assert_eq!(code, 0, "{err}");
+    assert!(err.contains("backend gpu: "), "{err}");
+    let (a, b) = (
+        std::fs::read_to_string(&cpu).unwrap(),
+        std::fs::read_to_string(&gpu).unwrap(),
+    );
+    assert_eq!(a.lines().count(), 2 * 3 + 1, "{a}");
+    assert_eq!(a.lines().count(), b.lines().count(), "{a}\n{b}");
+    assert_eq!(a.lines().next(), b.lines().next(), "the header");
+    for (x, y) in a.lines().zip(b.lines()).skip(1) {
+        let (fx, fy): (Vec<&str>, Vec<&str>) = (x.split(',').collect(), y.split(',').collect());
+        assert_eq!(fx.len(), fy.len(), "{x}\n{y}");
+        assert_eq!(fx[..2], fy[..2], "seed and step");
+        for (u, v) in fx.iter().zip(&fy).skip(2) {
+            let (u, v): (f64, f64) = (u.parse().unwrap(), v.parse().unwrap());
+            assert!((u - v).abs() <= 2e-4, "{x}\n{y}");
+        }
+    }
+    std::fs::remove_dir_all(&d).unwrap();
 }

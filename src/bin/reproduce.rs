@@ -5,6 +5,7 @@
 //! table of the whole run. `reproduce --help` lists the options.
 
 use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
+use attention_playground::copying::gpu::{Gpu, GpuTrainer};
 use attention_playground::copying::metrics::{mean_agreement, shuffled_agreement};
 use attention_playground::copying::train::{Evaluation, EvaluationMaps, Trainer};
 use attention_playground::optim::OptimizerKind;
@@ -35,6 +36,9 @@ Options (defaults: the paper's easy task):
   --eval-every N  --eval-batch N
   --csv FILE           write the CSV there instead of standard output
   --jobs N             seeds trained at once, one thread each (default 1)
+  --backend NAME       cpu | gpu: where each step trains (default cpu); gpu takes the
+                       machine's GPU through Vulkan, Metal or DX12 and trains close to the
+                       CPU run, not bit for bit (docs/reproducing.md)
   --shard I/N          train only the I-th of N shares of the seeds (1 <= I <= N): the
                        seeds at positions I-1, I-1+N, I-1+2N, ... of the list
   --uf-agreement FILE  also train each seed with uniform attention (same seed, same
@@ -58,6 +62,24 @@ struct Args {
     jobs: usize,
     /// Where the agreement with the uniform twin goes, if asked for.
     uf_agreement: Option<String>,
+    gpu: bool,
+}
+
+/// Where the runs train: the CPU, or a GPU.
+struct Backend(Option<Gpu>);
+
+/// A copying run on either backend.
+trait CopyingRun: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps {}
+impl<R: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps> CopyingRun for R {}
+
+impl Backend {
+    /// A fresh run of `config` on this backend.
+    fn run(&self, config: Config) -> Result<Box<dyn CopyingRun>, String> {
+        Ok(match &self.0 {
+            None => Box::new(Trainer::new(config).map_err(|e| e.to_string())?),
+            Some(g) => Box::new(GpuTrainer::on(g.clone(), config).map_err(|e| e.to_string())?),
+        })
+    }
 }
 
 /// The CSV of `--uf-agreement`: one row per seed and evaluation.
@@ -75,7 +97,7 @@ struct UfPoint {
 
 impl UfPoint {
     /// `learned` and `uniform` just evaluated, on the same evaluation batch.
-    fn of(learned: &Trainer, uniform: &Trainer, rng: &mut Rng) -> UfPoint {
+    fn of(learned: &dyn CopyingRun, uniform: &dyn CopyingRun, rng: &mut Rng) -> UfPoint {
         let b = learned.eval_batch();
         let (lt, ls) = (b.tgt_len, b.src_len);
         let (mut uf, mut shuffled) = (0.0, 0.0);
@@ -113,6 +135,7 @@ fn parse_args() -> Result<Args, String> {
         csv: None,
         jobs: 1,
         uf_agreement: None,
+        gpu: false,
     };
     let mut shard = None;
     let mut it = argv.iter();
@@ -165,6 +188,13 @@ fn parse_args() -> Result<Args, String> {
             "--jobs" => args.jobs = num::<usize>(value()?, flag)?.max(1),
             "--shard" => shard = Some(parse_shard(value()?)?),
             "--uf-agreement" => args.uf_agreement = Some(value()?.to_string()),
+            "--backend" => {
+                args.gpu = match value()? {
+                    "cpu" => false,
+                    "gpu" => true,
+                    other => return Err(format!("--backend: cpu or gpu, got {other:?}")),
+                }
+            }
             other => return Err(format!("unknown option {other:?} (see --help)")),
         }
     }
@@ -238,20 +268,24 @@ impl Summary {
 /// agreement with its uniform twin at each evaluation (empty unless asked for).
 type SeedRun = (Vec<Evaluation>, f64, Vec<UfPoint>);
 
-fn run_seed(config: &Config, seed: u64, steps: u64, with_uniform: bool) -> Result<SeedRun, String> {
-    let mut trainer = Trainer::new(Config {
+fn run_seed(
+    backend: &Backend,
+    config: &Config,
+    seed: u64,
+    steps: u64,
+    with_uniform: bool,
+) -> Result<SeedRun, String> {
+    let mut trainer = backend.run(Config {
         seed,
         ..config.clone()
-    })
-    .map_err(|e| e.to_string())?;
+    })?;
     // The twin: the same settings and seed with uniform attention, on the same batches.
     let mut twin = if with_uniform {
-        let t = Trainer::new(Config {
+        let t = backend.run(Config {
             seed,
             attention: AttentionMode::Uniform,
             ..config.clone()
-        })
-        .map_err(|e| e.to_string())?;
+        })?;
         let (a, b) = (trainer.eval_batch(), t.eval_batch());
         if a.source != b.source || a.target_out != b.target_out {
             return Err(format!(
@@ -265,7 +299,7 @@ fn run_seed(config: &Config, seed: u64, steps: u64, with_uniform: bool) -> Resul
     let mut rng = Rng::new(seed, 0x5417_ff1e);
     let mut agreement = Vec::new();
     if let Some(t) = &twin {
-        agreement.push(UfPoint::of(&trainer, t, &mut rng));
+        agreement.push(UfPoint::of(trainer.as_ref(), t.as_ref(), &mut rng));
     }
     let start = Instant::now();
     for s in 0..steps {
@@ -278,7 +312,7 @@ fn run_seed(config: &Config, seed: u64, steps: u64, with_uniform: bool) -> Resul
                 eprintln!("seed {seed}, uniform twin: {e}");
                 twin = None;
             } else if trainer.latest().step == s + 1 {
-                agreement.push(UfPoint::of(&trainer, t, &mut rng));
+                agreement.push(UfPoint::of(trainer.as_ref(), t.as_ref(), &mut rng));
             }
         }
         if (s + 1) % 50 == 0 {
@@ -470,10 +504,24 @@ fn main() {
         c.task, c.distinct, c.vocab, c.length, c.hidden, c.batch, c.optimizer, c.learning_rate,
         c.attention, c.heads, c.bidirectional, args.steps, args.seeds
     );
+    let backend = if args.gpu {
+        match Gpu::new() {
+            Ok(g) => {
+                eprintln!("backend gpu: {}", g.describe());
+                Backend(Some(g))
+            }
+            Err(e) => {
+                eprintln!("reproduce: --backend gpu: {e}");
+                std::process::exit(2);
+            }
+        }
+    } else {
+        Backend(None)
+    };
     let with_uniform = args.uf_agreement.is_some();
     let mut results: Vec<(u64, SeedRun)> = parallel(args.seeds.len(), args.jobs, |i| {
         let seed = args.seeds[i];
-        match run_seed(&args.config, seed, args.steps, with_uniform) {
+        match run_seed(&backend, &args.config, seed, args.steps, with_uniform) {
             Ok(r) => (seed, r),
             Err(e) => {
                 eprintln!("reproduce: {e}");

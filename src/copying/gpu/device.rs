@@ -5,7 +5,8 @@
 use std::future::Future;
 use std::task::{Context, Poll, Waker};
 
-/// A device to train on.
+/// A device to train on (a clone shares it: runs of one process train on one device).
+#[derive(Clone)]
 pub struct Gpu {
     pub device: wgpu::Device,
     pub queue: wgpu::Queue,
