@@ -5,9 +5,12 @@
 //! [-- --quick] [-- --json]` (`--json`: one line for `scripts/bench.js`, the whole
 //! benchmark), or `… --bin bench -- --steps PRESET N`: the median ms of N training steps of
 //! PRESET alone, as the number on one line (for the rounds of
-//! `scripts/bench-interleaved.js`, which alternate it with the wasm step).
+//! `scripts/bench-interleaved.js`, which alternate it with the wasm step). `… --bin bench --
+//! --gpu [--quick]`: the GPU backend's step against the native CPU step, at both sizes, with
+//! the share of the GPU's measured multiply-add peak it reaches, as one markdown table.
 
 use attention_playground::copying::config::Config;
+use attention_playground::copying::gpu::{Gpu, GpuTrainer};
 use attention_playground::copying::train::Trainer;
 use attention_playground::kernels::{flops, gemm, scalar, tile_bench, Mat, MatMut};
 use attention_playground::rng::Rng;
@@ -112,6 +115,50 @@ fn step_ms(preset: &str, reps: usize) -> (f64, f64) {
     (ms, (flops() - before) as f64 / steps as f64 / 1e9)
 }
 
+/// The GPU backend's table: per size, the native CPU step, the GPU step as a run takes it
+/// (its loss read back before the next) and back to back (`n` steps submitted at once: the
+/// GPU's own time), the step's GFLOP and the share of the device's peak it reaches.
+fn gpu_table(quick: bool) {
+    let gpu = match Gpu::new() {
+        Ok(g) => g,
+        Err(e) => {
+            println!("{e}");
+            return;
+        }
+    };
+    println!("GPU: {}", gpu.describe());
+    let mut peak = None;
+    println!("\n| size | dispatches | native CPU ms/step | GPU ms/step, read back | GPU ms/step, back to back | GFLOP/step | GPU GFLOP/s | share of peak |");
+    println!("|---|---:|---:|---:|---:|---:|---:|---:|");
+    for (name, reps) in [
+        ("small-easy", if quick { 5 } else { 20 }),
+        ("easy", if quick { 2 } else { 5 }),
+    ] {
+        let (cpu_ms, gflop) = step_ms(name, reps);
+        let c = Config {
+            eval_every: 100_000,
+            ..Config::preset(name).expect("a preset")
+        };
+        let mut t = GpuTrainer::on(gpu.clone(), c).unwrap_or_else(|e| panic!("{e}"));
+        let read_ms = time(reps, || {
+            t.step().unwrap();
+        }) * 1e3;
+        let m = t.model();
+        let back_ms = m.time_steps(reps) / reps as f64 * 1e3;
+        let peak = *peak.get_or_insert_with(|| m.peak_gflops());
+        let rate = gflop / (back_ms / 1e3);
+        println!(
+            "| {name} | {} | {cpu_ms:.1} | {read_ms:.1} | {back_ms:.1} | {gflop:.2} | {rate:.1} | {:.1}% |",
+            m.dispatches(),
+            100.0 * rate / peak
+        );
+    }
+    println!(
+        "\npeak: {:.1} GFLOP/s, 16 independent multiply-adds per thread in registers (kernels::peak_gflops)",
+        peak.unwrap_or(f64::NAN)
+    );
+}
+
 fn main() {
     let args: Vec<String> = std::env::args().collect();
     if let Some(i) = args.iter().position(|a| a == "--steps") {
@@ -124,6 +171,10 @@ fn main() {
         return;
     }
     let quick = args.iter().any(|a| a == "--quick");
+    if args.iter().any(|a| a == "--gpu") {
+        gpu_table(quick);
+        return;
+    }
     let json = args.iter().any(|a| a == "--json");
     let mut steps = Vec::new();
     for (name, reps) in [("small-easy", 40), ("easy", if quick { 3 } else { 7 })] {

@@ -27,9 +27,10 @@ pub enum Kernel {
     FuseBias,
     BiasBack,
     DTable,
+    Peak,
 }
 
-const ALL: [Kernel; 18] = [
+const ALL: [Kernel; 19] = [
     Kernel::Gemm,
     Kernel::Copy,
     Kernel::CopyWithin,
@@ -48,6 +49,7 @@ const ALL: [Kernel; 18] = [
     Kernel::FuseBias,
     Kernel::BiasBack,
     Kernel::DTable,
+    Kernel::Peak,
 ];
 
 const COMMON: &str = include_str!("wgsl/common.wgsl");
@@ -77,6 +79,7 @@ impl Kernel {
             Kernel::FuseBias => (OUTPUT, Some("FUSE"), "main"),
             Kernel::BiasBack => (OUTPUT, Some("BIAS_BACK"), "main"),
             Kernel::DTable => (OUTPUT, Some("DTABLE"), "main"),
+            Kernel::Peak => (include_str!("wgsl/peak.wgsl"), None, "main"),
         }
     }
 
@@ -439,6 +442,33 @@ fn copy_params(
     ]
 }
 
+/// The device's multiply-add rate in GFLOP/s (2 FLOP each), as a long run of independent
+/// register multiply-adds in 256 × 4,096 threads reaches it: the peak a step is measured
+/// against (the best of 5 timings).
+pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
+    let (threads, iters) = (256 * 4096, 4096u32);
+    let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some("peak"),
+        size: threads as u64 * 4,
+        usage: wgpu::BufferUsages::STORAGE,
+        mapped_at_creation: false,
+    });
+    let rec = Recorder { gpu, kernels };
+    let mut list = Recording::default();
+    rec.push(
+        &mut list,
+        Kernel::Peak,
+        &[iters, 0, 0, 0],
+        &[&out],
+        [4096, 1, 1],
+    );
+    list.time(gpu, kernels, 1);
+    let best = (0..5)
+        .map(|_| list.time(gpu, kernels, 1))
+        .fold(f64::INFINITY, f64::min);
+    2.0 * 16.0 * iters as f64 * threads as f64 / best / 1e9
+}
+
 /// The bytes of `words`, little-endian as WGSL reads them.
 pub fn words(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
@@ -456,6 +486,18 @@ impl Recording {
             pass.set_bind_group(0, &d.bind, &[]);
             pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
         }
+    }
+
+    /// Submits the list `times` times and waits: seconds taken.
+    pub fn time(&self, gpu: &Gpu, kernels: &Kernels, times: usize) -> f64 {
+        let start = std::time::Instant::now();
+        for _ in 0..times {
+            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            self.encode(kernels, &mut enc);
+            gpu.queue.submit([enc.finish()]);
+        }
+        gpu.wait();
+        start.elapsed().as_secs_f64()
     }
 
     /// Dispatches recorded.

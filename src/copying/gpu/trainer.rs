@@ -79,9 +79,9 @@ impl GpuTrainer {
         self.gpu.gpu
     }
 
-    /// Dispatches of one step.
-    pub fn dispatches(&self) -> usize {
-        self.gpu.dispatches()
+    /// The model on its device (the benchmark times its step).
+    pub fn model(&self) -> &GpuModel {
+        &self.gpu
     }
 
     /// The GPU's parameters, loaded from the host copy: the optimiser and the series start
