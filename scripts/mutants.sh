@@ -33,6 +33,7 @@ mutants=(
   "src/copying/gpu/wgsl/lstm.wgsl|carry[p.carry_off + bh + e] = dc * f;|carry[p.carry_off + bh + e] = 0.0 * dc * f;|gpu: drop the cell-state recurrence"
   "src/copying/gpu/wgsl/rows.wgsl|x[o + j] = v[ao + j] * (x[o + j] - dot);|x[o + j] = v[ao + j] * x[o + j];|gpu: drop the softmax normalisation term"
   "src/copying/gpu/wgsl/output.wgsl|gr[p.w_comb + j * 2u * h + h + i] += dbias[j] * s * p.inv_k;|gr[p.w_comb + j * 2u * h + h + i] += 0.0;|gpu: drop the fused bias's path into W_c'"
+  "src/copying/gpu/wgsl/probe.wgsl|if (j != y) { sum += exp(logits[o + j] - m); }|sum += exp(logits[o + j] - m);|gpu: the probe's odds count the target against itself"
   "src/sparse/model.rs|d_scores[bit as usize * t + pos] += a * (ws.da[pos] - weighted);|d_scores[bit as usize * t + pos] += a * ws.da[pos];|sparse: drop the softmax normalisation term"
   "src/sparse/model.rs|*dv += a * go;|*dv += 0.0 * a * go;|sparse: drop the gradient into the value table"
   "src/sparse/model.rs|d_act[j] = if pre[j] > 0.0 { dz * p.w_out[j] } else { 0.0 };|d_act[j] = dz * p.w_out[j];|sparse: pass the gradient through switched-off ReLU units"
@@ -60,7 +61,7 @@ open(p, "w").write(s[: hits[0].start()] + b + s[hits[0].end() :])
 PY
   case "$file" in
     src/sparse/*) check=(--test sparse sparse_gradients) ;;
-    src/copying/gpu/*) check=(--test gpu gradients_equal_the_cpu_models) ;;
+    src/copying/gpu/*) check=(--test gpu gradients_and_maps_equal_the_cpu_models) ;;
     *) check=(--test gradients) ;;
   esac
   if (cd "$work" && cargo test -q "${check[@]}" >/dev/null 2>&1); then

@@ -9,7 +9,7 @@ mod common;
 
 use attention_playground::copying::config::Config;
 use attention_playground::copying::gpu::{Gpu, GpuModel, GpuTrainer};
-use attention_playground::copying::metrics::Evaluation;
+use attention_playground::copying::metrics::{Evaluation, KtiwProbe};
 use attention_playground::copying::model::params::TENSOR_NAMES;
 use attention_playground::copying::train::Trainer;
 use attention_playground::optim::OptimizerKind;
@@ -40,16 +40,18 @@ fn rel_diff(a: &[f32], b: &[f32]) -> f32 {
         / scale
 }
 
-/// Every tensor's gradient and the loss of one batch, GPU against CPU, for every encoder
-/// direction count, several heads and both attention modes, at odd sizes.
+/// Every tensor's gradient and the loss of one batch, and the evaluation's maps (`α`, the
+/// log-probabilities, the probe's `β`), GPU against CPU, for one and two encoder
+/// directions, several heads and both attention modes, at odd sizes.
 #[test]
-fn gradients_equal_the_cpu_models() {
+fn gradients_and_maps_equal_the_cpu_models() {
     let Some(mut device) = gpu() else { return };
     for (bidirectional, heads, uniform) in [(false, 1, false), (true, 3, false), (true, 2, true)] {
         let mut t = tiny(bidirectional, heads, uniform, 5);
         let (loss, want) = t.gradient();
         let b = &t.batch;
-        let mut m = GpuModel::new(device, t.model.dims, b.batch, b.src_len, uniform).unwrap();
+        let dims = t.model.dims;
+        let mut m = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform).unwrap();
         m.load(&t.params);
         // lr 0: the update leaves the parameters as they were
         let r = m.step(b, OptimizerKind::Adam, 0.0, 1);
@@ -72,6 +74,25 @@ fn gradients_equal_the_cpu_models() {
                 *d <= 1e-5,
                 "bidirectional {bidirectional}, {heads} heads, uniform {uniform}: {name} off by {d} of its scale\n{worst:?}"
             );
+        }
+        // The evaluation of the same batch: α, log-probabilities and the probe's β.
+        let p = t.model.layout.split(&t.params);
+        let mut probe = KtiwProbe::new(&t.model, b.batch, b.src_len, b.tgt_len);
+        let mut beta = vec![0.0; b.batch * b.tgt_len * b.src_len];
+        probe.run(&t.model, &p, &t.ws, b, &mut beta);
+        let e = m.evaluate(b);
+        assert!(
+            (e.loss - loss).abs() <= 1e-5 * loss,
+            "evaluation loss {} vs {loss}",
+            e.loss
+        );
+        for (name, got, want) in [
+            ("alpha", e.alpha, &t.ws.alpha[..]),
+            ("log-probabilities", e.logp, &t.ws.logp[..]),
+            ("beta", e.beta, &beta[..]),
+        ] {
+            let d = rel_diff(got, want);
+            assert!(d <= 1e-5, "{name} off by {d} of its scale");
         }
         device = m.gpu;
     }

@@ -5,6 +5,7 @@
 //! table of the whole run. `reproduce --help` lists the options.
 
 use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
+#[cfg(not(target_arch = "wasm32"))]
 use attention_playground::copying::gpu::{Gpu, GpuTrainer};
 use attention_playground::copying::metrics::{mean_agreement, shuffled_agreement};
 use attention_playground::copying::train::{Evaluation, EvaluationMaps, Trainer};
@@ -12,11 +13,44 @@ use attention_playground::optim::OptimizerKind;
 use attention_playground::rng::Rng;
 use attention_playground::run::Run;
 use attention_playground::settings::Settings;
+#[cfg(target_arch = "wasm32")]
+use no_gpu::{Gpu, GpuTrainer};
 use std::io::Write;
 use std::time::Instant;
 
 mod common;
 use common::{num, parallel, parse_seeds};
+
+/// A wasm32 build of the tool (only ever type-checked) has no GPU backend.
+#[cfg(target_arch = "wasm32")]
+mod no_gpu {
+    use attention_playground::copying::config::Config;
+    use attention_playground::copying::train::Trainer;
+    use attention_playground::run::RunError;
+
+    #[derive(Clone)]
+    pub struct Gpu;
+
+    impl Gpu {
+        pub fn new() -> Result<Gpu, String> {
+            Err("no GPU adapter in a wasm32 build".to_string())
+        }
+
+        pub fn describe(&self) -> String {
+            String::new()
+        }
+    }
+
+    pub struct GpuTrainer;
+
+    impl GpuTrainer {
+        pub fn on(_: Gpu, _: Config) -> Result<Trainer, RunError> {
+            Err(RunError::Backend(
+                "no GPU backend in a wasm32 build".to_string(),
+            ))
+        }
+    }
+}
 
 const HELP: &str = "\
 reproduce: train the copying experiment of Snell et al. (2021) on several seeds.

@@ -282,6 +282,20 @@ impl KtiwProbe {
     }
 }
 
+/// The KTIW score of `beta` (B, Lt, Ls) on `batch`: the mean of `p = σ(β)` at the aligned
+/// position over sequences and target steps, summed in [`KtiwProbe::run`]'s order.
+pub fn ktiw_score(beta: &[f32], batch: &Batch) -> f32 {
+    let (bsz, lt, ls) = (batch.batch, batch.tgt_len, batch.src_len);
+    let mut score = 0.0f64;
+    for b in 0..bsz {
+        for t in 0..lt {
+            let s = batch.aligned[t] as usize;
+            score += sigmoid(beta[(b * lt + t) * ls + s] as f64);
+        }
+    }
+    (score / (bsz * lt) as f64) as f32
+}
+
 fn sigmoid(x: f64) -> f64 {
     1.0 / (1.0 + (-x).exp())
 }

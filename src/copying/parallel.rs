@@ -92,6 +92,48 @@ pub struct EvaluationPart<'a> {
     pub beta: &'a [f32],
 }
 
+/// What an evaluation computes of a batch, on whichever backend: the forward pass's `α`
+/// (K, B, Lt, Ls), log-probabilities (Lt, B, NT) and mean loss, and the probe's `β`
+/// (B, Lt, Ls) and KTIW score.
+pub struct Maps<'a> {
+    pub alpha: &'a [f32],
+    pub beta: &'a [f32],
+    pub logp: &'a [f32],
+    pub loss: f32,
+    pub ktiw_score: f32,
+}
+
+impl Maps<'_> {
+    /// The metrics of `batch`'s evaluation at `step` (docs/science.md 1.4), as means over its
+    /// sequences; leaves `α` averaged over heads in `alpha_mean` (B, Lt, Ls).
+    pub fn measure(
+        &self,
+        model: &Seq2Seq,
+        batch: &Batch,
+        alpha_mean: &mut [f32],
+        step: u64,
+    ) -> Evaluation {
+        let (ls, lt) = (batch.src_len, batch.tgt_len);
+        mean_over_heads(self.alpha, model.dims.heads, alpha_mean);
+        let mut head_attention = [0.0; MAX_HEADS];
+        let per_head = alpha_mean.len();
+        for (k, acc) in head_attention.iter_mut().take(model.dims.heads).enumerate() {
+            let alpha = &self.alpha[k * per_head..(k + 1) * per_head];
+            *acc = aligned_accuracy(alpha, &batch.aligned, ls);
+        }
+        Evaluation {
+            step,
+            loss: self.loss,
+            token_accuracy: token_accuracy(self.logp, &batch.target_out, model.dims.n_tok),
+            attention_accuracy: aligned_accuracy(alpha_mean, &batch.aligned, ls),
+            ktiw_accuracy: aligned_accuracy(self.beta, &batch.aligned, ls),
+            ktiw_score: self.ktiw_score,
+            agreement: mean_agreement(alpha_mean, self.beta, lt, ls),
+            head_attention,
+        }
+    }
+}
+
 /// Evaluates rows `rows.lo..rows.hi` of the fixed evaluation batch, in buffers of its own.
 #[derive(Clone, Debug)]
 pub struct Evaluator {
@@ -127,29 +169,19 @@ impl Evaluator {
     ) -> EvaluationPart<'_> {
         let Shard { lo, hi, .. } = self.rows;
         eval_batch.copy_rows(lo, hi, &mut self.batch);
-        let (ls, lt) = (self.batch.src_len, self.batch.tgt_len);
         let p = model.layout.split(params);
         let loss = model.forward(&p, &mut self.ws, &self.batch);
-        mean_over_heads(&self.ws.alpha, model.dims.heads, &mut self.alpha_mean);
         let ktiw_score = self
             .probe
             .run(model, &p, &self.ws, &self.batch, &mut self.beta);
-        let mut head_attention = [0.0; MAX_HEADS];
-        let per_head = self.alpha_mean.len();
-        for (k, acc) in head_attention.iter_mut().take(model.dims.heads).enumerate() {
-            let alpha = &self.ws.alpha[k * per_head..(k + 1) * per_head];
-            *acc = aligned_accuracy(alpha, &self.batch.aligned, ls);
-        }
-        let evaluation = Evaluation {
-            step,
+        let maps = Maps {
+            alpha: &self.ws.alpha,
+            beta: &self.beta,
+            logp: &self.ws.logp,
             loss,
-            token_accuracy: token_accuracy(&self.ws.logp, &self.batch.target_out, model.dims.n_tok),
-            attention_accuracy: aligned_accuracy(&self.alpha_mean, &self.batch.aligned, ls),
-            ktiw_accuracy: aligned_accuracy(&self.beta, &self.batch.aligned, ls),
             ktiw_score,
-            agreement: mean_agreement(&self.alpha_mean, &self.beta, lt, ls),
-            head_attention,
         };
+        let evaluation = maps.measure(model, &self.batch, &mut self.alpha_mean, step);
         EvaluationPart {
             evaluation,
             lo,

@@ -28,9 +28,11 @@ pub enum Kernel {
     BiasBack,
     DTable,
     Peak,
+    ProbeLogits,
+    LogOdds,
 }
 
-const ALL: [Kernel; 19] = [
+const ALL: [Kernel; 21] = [
     Kernel::Gemm,
     Kernel::Copy,
     Kernel::CopyWithin,
@@ -50,6 +52,8 @@ const ALL: [Kernel; 19] = [
     Kernel::BiasBack,
     Kernel::DTable,
     Kernel::Peak,
+    Kernel::ProbeLogits,
+    Kernel::LogOdds,
 ];
 
 const COMMON: &str = include_str!("wgsl/common.wgsl");
@@ -61,6 +65,7 @@ impl Kernel {
         const LSTM: &str = include_str!("wgsl/lstm.wgsl");
         const LOSS: &str = include_str!("wgsl/loss.wgsl");
         const OUTPUT: &str = include_str!("wgsl/output.wgsl");
+        const PROBE: &str = include_str!("wgsl/probe.wgsl");
         match self {
             Kernel::Gemm => (include_str!("wgsl/gemm.wgsl"), None, "main"),
             Kernel::Copy | Kernel::CopyWithin => (include_str!("wgsl/copy.wgsl"), None, "main"),
@@ -80,6 +85,8 @@ impl Kernel {
             Kernel::BiasBack => (OUTPUT, Some("BIAS_BACK"), "main"),
             Kernel::DTable => (OUTPUT, Some("DTABLE"), "main"),
             Kernel::Peak => (include_str!("wgsl/peak.wgsl"), None, "main"),
+            Kernel::ProbeLogits => (PROBE, Some("LOGITS"), "main"),
+            Kernel::LogOdds => (PROBE, Some("LOG_ODDS"), "main"),
         }
     }
 

@@ -19,6 +19,24 @@ pub struct StepResult {
     pub diverged: bool,
 }
 
+impl Sizes {
+    fn new(dims: Dims, batch: usize, src_len: usize) -> Sizes {
+        let (b, t, h) = (batch, src_len, dims.hidden);
+        Sizes {
+            b,
+            t,
+            h,
+            nt: dims.n_tok,
+            d: dims.dirs,
+            k: dims.heads,
+            hs: dims.dirs * h,
+            n: t * b,
+            g: 4 * h,
+            nl: dims.dirs + 1,
+        }
+    }
+}
+
 /// Sizes of one model and batch: `T` = source length = target length, `N = T·B` rows,
 /// `G = 4H` gate width, `NL = D + 1` LSTMs (the encoder's directions, then the decoder).
 #[derive(Clone, Copy, Debug)]
@@ -86,6 +104,104 @@ pub struct GpuModel {
     step: Recording,
     adam: wgpu::Buffer, // the update's parameters, written every step
     src_rev: Vec<u32>,  // (T, B) the source reversed, for the backward direction
+    eval: EvalPass,
+}
+
+/// What an evaluation read back: the forward pass's `α` (K, Be, T, T) and log-probabilities
+/// (T, Be, NT), its mean loss, and the probe's `β` (Be, T, T).
+pub struct EvalMaps<'a> {
+    pub alpha: &'a [f32],
+    pub logp: &'a [f32],
+    pub beta: &'a [f32],
+    pub loss: f32,
+}
+
+/// The host copies an evaluation reads back into.
+struct EvalHost {
+    alpha: Vec<f32>, // (K, Be, T, T)
+    logp: Vec<f32>,  // (T, Be, NT)
+    beta: Vec<f32>,  // (Be, T, T)
+    loss: f32,
+}
+
+/// The evaluation: a forward pass over the evaluation batch on buffers of its size (reading
+/// the training pass's parameters), then the KTIW probe, recorded once.
+struct EvalPass {
+    s: Sizes,
+    buf: Buffers,
+    u: wgpu::Buffer,       // (T, Be, H) W_d d_t + the fused bias
+    v: wgpu::Buffer,       // (Be, T, H) Σ_k M_k h_s
+    plogits: wgpu::Buffer, // (chunk rows, NT) the probe's logits, a chunk of sequences at a time
+    beta: wgpu::Buffer,    // (Be, T, T)
+    out: wgpu::Buffer,     // α, log-probabilities, β and stats, mapped for reading
+    rec: Recording,
+    src_rev: Vec<u32>, // (T, Be)
+    host: EvalHost,
+}
+
+/// The most probe logits one chunk holds (floats).
+const PROBE_CHUNK: usize = 1 << 23;
+
+impl EvalPass {
+    fn new(
+        rec: &Recorder,
+        layout: &Layout,
+        params: &wgpu::Buffer,
+        batch: usize,
+        src_len: usize,
+        uniform: bool,
+    ) -> Result<EvalPass, String> {
+        let gpu = rec.gpu;
+        let s = Sizes::new(layout.dims, batch, src_len);
+        let buf = Buffers::new(gpu, &s, layout.len, Some(params), false)?;
+        let (t, h, nt, n) = (s.t, s.h, s.nt, s.n);
+        let tt = t * t;
+        // Sequences per chunk of the probe: its logits within PROBE_CHUNK floats, its rows
+        // within the 65,535 workgroups of 16 rows a dispatch may have.
+        let per = (PROBE_CHUNK / (tt * nt))
+            .clamp(1, (65_535 * 16) / tt)
+            .min(s.b);
+        let make = |name: &str, len: usize, usage: wgpu::BufferUsages| {
+            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+                label: Some(name),
+                size: (len.max(1) * 4) as u64,
+                usage,
+                mapped_at_creation: false,
+            })
+        };
+        use wgpu::BufferUsages as U;
+        let st = U::STORAGE | U::COPY_SRC;
+        let host = EvalHost {
+            alpha: vec![0.0; s.k * s.b * tt],
+            logp: vec![0.0; n * nt],
+            beta: vec![0.0; s.b * tt],
+            loss: f32::NAN,
+        };
+        let out_len = host.alpha.len() + host.logp.len() + host.beta.len() + 4;
+        let mut pass = EvalPass {
+            u: make("u", n * h, st),
+            v: make("v", s.b * t * h, st),
+            plogits: make("probe logits", per * tt * nt, st),
+            beta: make("beta", s.b * tt, st),
+            out: make("evaluation out", out_len, U::MAP_READ | U::COPY_DST),
+            rec: Recording::default(),
+            src_rev: vec![0; t * s.b],
+            host,
+            buf,
+            s,
+        };
+        let mut list = Recording::default();
+        let plan = Plan {
+            rec,
+            s,
+            buf: &pass.buf,
+            layout,
+        };
+        plan.forward(&mut list, uniform);
+        plan.probe(&mut list, &pass, per);
+        pass.rec = list;
+        Ok(pass)
+    }
 }
 
 const SRC: usize = 0;
@@ -101,25 +217,13 @@ impl GpuModel {
         gpu: Gpu,
         dims: Dims,
         batch: usize,
+        eval_batch: usize,
         src_len: usize,
         uniform: bool,
     ) -> Result<GpuModel, String> {
         let layout = Layout::new(dims);
-        let (b, t, h) = (batch, src_len, dims.hidden);
-        let (d, k, nt) = (dims.dirs, dims.heads, dims.n_tok);
-        let s = Sizes {
-            b,
-            t,
-            h,
-            nt,
-            d,
-            k,
-            hs: d * h,
-            n: t * b,
-            g: 4 * h,
-            nl: d + 1,
-        };
-        let buf = Buffers::new(&gpu, &s, layout.len)?;
+        let s = Sizes::new(dims, batch, src_len);
+        let buf = Buffers::new(&gpu, &s, layout.len, None, true)?;
         let kernels = Kernels::new(&gpu);
         let rec = Recorder {
             gpu: &gpu,
@@ -135,7 +239,9 @@ impl GpuModel {
         plan.forward(&mut step, uniform);
         plan.backward(&mut step, !uniform);
         let adam = plan.update(&mut step);
+        let eval = EvalPass::new(&rec, &layout, &buf.params, eval_batch, src_len, uniform)?;
         Ok(GpuModel {
+            src_rev: vec![0; s.t * s.b],
             gpu,
             kernels,
             layout,
@@ -143,8 +249,53 @@ impl GpuModel {
             buf,
             step,
             adam,
-            src_rev: vec![0; t * b],
+            eval,
         })
+    }
+
+    /// Evaluates the current parameters on `batch` (the evaluation batch, of the size the
+    /// model was made for) and waits: the forward pass's `α`, log-probabilities and mean
+    /// loss, and the KTIW probe's `β`.
+    pub fn evaluate(&mut self, batch: &Batch) -> EvalMaps<'_> {
+        let e = &mut self.eval;
+        let s = e.s;
+        assert_eq!(
+            (batch.batch, batch.src_len),
+            (s.b, s.t),
+            "a batch of another shape"
+        );
+        write_tokens(&self.gpu, &e.buf.tok, batch, &mut e.src_rev);
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&e.buf.stats, 0, None);
+        e.rec.encode(&self.kernels, &mut enc);
+        let mut at = 0u64;
+        for (src, len) in [
+            (&e.buf.alpha, e.host.alpha.len()),
+            (&e.buf.logits, e.host.logp.len()),
+            (&e.beta, e.host.beta.len()),
+            (&e.buf.stats, 4),
+        ] {
+            let bytes = (len * 4) as u64;
+            enc.copy_buffer_to_buffer(src, 0, &e.out, at, bytes);
+            at += bytes;
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        let h = &mut e.host;
+        read_mapped(&self.gpu, &e.out, |bytes| {
+            let mut words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+            for v in [&mut h.alpha, &mut h.logp, &mut h.beta] {
+                for (x, w) in v.iter_mut().zip(&mut words) {
+                    *x = f32::from_le_bytes(w);
+                }
+            }
+            h.loss = f32::from_le_bytes(words.next().expect("the loss"));
+        });
+        EvalMaps {
+            alpha: &h.alpha,
+            logp: &h.logp,
+            beta: &h.beta,
+            loss: h.loss,
+        }
     }
 
     /// Seconds of `times` steps' dispatches on the current contents, submitted back to
@@ -196,24 +347,8 @@ impl GpuModel {
             (s.b, s.t),
             "a batch of another shape"
         );
-        let (bsz, ls) = (s.b, s.t);
-        for pos in 0..ls {
-            self.src_rev[pos * bsz..(pos + 1) * bsz]
-                .copy_from_slice(&batch.source[(ls - 1 - pos) * bsz..(ls - pos) * bsz]);
-        }
+        write_tokens(&self.gpu, &self.buf.tok, batch, &mut self.src_rev);
         let q = &self.gpu.queue;
-        let tb = (s.t * s.b * 4) as u64;
-        for (i, part) in [
-            &batch.source,
-            &self.src_rev,
-            &batch.target_in,
-            &batch.target_out,
-        ]
-        .into_iter()
-        .enumerate()
-        {
-            q.write_buffer(&self.buf.tok, i as u64 * tb, &words(part));
-        }
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let bc1 = 1.0 - (b1 as f64).powi(t as i32);
         let bc2 = 1.0 - (b2 as f64).powi(t as i32);
@@ -265,6 +400,28 @@ impl GpuModel {
     }
 }
 
+/// Writes `batch`'s tokens into `tok` (4, T, B): source, source reversed (through
+/// `src_rev` (T, B)), target in, target out.
+fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, batch: &Batch, src_rev: &mut [u32]) {
+    let (bsz, ls) = (batch.batch, batch.src_len);
+    for pos in 0..ls {
+        src_rev[pos * bsz..(pos + 1) * bsz]
+            .copy_from_slice(&batch.source[(ls - 1 - pos) * bsz..(ls - pos) * bsz]);
+    }
+    let tb = (ls * bsz * 4) as u64;
+    for (i, part) in [
+        &batch.source[..],
+        src_rev,
+        &batch.target_in,
+        &batch.target_out,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        gpu.queue.write_buffer(tok, i as u64 * tb, &words(part));
+    }
+}
+
 /// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps.
 fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) {
     let slice = buf.slice(..);
@@ -281,7 +438,16 @@ fn floats(xs: &[f32]) -> Vec<u8> {
 }
 
 impl Buffers {
-    fn new(gpu: &Gpu, s: &Sizes, p: usize) -> Result<Buffers, String> {
+    /// The buffers of a pass over batches of `s`'s shape: for training, or (`training`
+    /// false) a forward pass alone that reads `params` (the backward pass's buffers then
+    /// hold one value each).
+    fn new(
+        gpu: &Gpu,
+        s: &Sizes,
+        p: usize,
+        params: Option<&wgpu::Buffer>,
+        training: bool,
+    ) -> Result<Buffers, String> {
         let Sizes {
             b,
             t,
@@ -315,11 +481,15 @@ impl Buffers {
         use wgpu::BufferUsages as U;
         let st = U::STORAGE | U::COPY_DST | U::COPY_SRC;
         let map = U::MAP_READ | U::COPY_DST;
+        let tr = |len: usize| if training { len } else { 1 };
         Ok(Buffers {
-            params: make("params", p, st)?,
-            grads: make("grads", p, st)?,
-            adam_m: make("adam m", p, st)?,
-            adam_v: make("adam v", p, st)?,
+            params: match params {
+                Some(b) => b.clone(),
+                None => make("params", p, st)?,
+            },
+            grads: make("grads", tr(p), st)?,
+            adam_m: make("adam m", tr(p), st)?,
+            adam_v: make("adam v", tr(p), st)?,
             tok: make("tokens", 4 * t * b, st)?,
             wt: make("wt", nl * h * g, st)?,
             table: make("table", nl * nt * g, st)?,
@@ -337,22 +507,22 @@ impl Buffers {
             logits: make("logits", n * nt, st)?,
             nll: make("nll", n, st)?,
             dlogits: make("dlogits", n * nt, st)?,
-            dact: make("dact", n * h, st)?,
-            dd: make("dd", n * h, st)?,
-            dbias: make("dbias", h, st)?,
-            g_m: make("g_m", h * hs, st)?,
-            dctx: make("dctx", n * hs, st)?,
-            dalpha: make("dalpha", b * t * t, st)?,
-            dq: make("dq", n * hs, st)?,
-            dh_enc: make("dh_enc", b * t * hs, st)?,
-            dh_dir: make("dh_dir", t * b * h, st)?,
-            dgates: make("dgates", t * b * g, st)?,
-            carry: make("carry", 2 * b * h, st)?,
-            dstate0: make("dstate0", 2 * b * h, st)?,
-            dtable: make("dtable", nt * g, st)?,
+            dact: make("dact", tr(n * h), st)?,
+            dd: make("dd", tr(n * h), st)?,
+            dbias: make("dbias", tr(h), st)?,
+            g_m: make("g_m", tr(h * hs), st)?,
+            dctx: make("dctx", tr(n * hs), st)?,
+            dalpha: make("dalpha", tr(b * t * t), st)?,
+            dq: make("dq", tr(n * hs), st)?,
+            dh_enc: make("dh_enc", tr(b * t * hs), st)?,
+            dh_dir: make("dh_dir", tr(t * b * h), st)?,
+            dgates: make("dgates", tr(t * b * g), st)?,
+            carry: make("carry", tr(2 * b * h), st)?,
+            dstate0: make("dstate0", tr(2 * b * h), st)?,
+            dtable: make("dtable", tr(nt * g), st)?,
             stats: make("stats", 4, st)?,
             readback: make("readback", 4, map)?,
-            download: make("download", p, map)?,
+            download: make("download", tr(p), map)?,
         })
     }
 }
@@ -1059,6 +1229,77 @@ impl Plan<'_> {
             1.0,
             1.0,
         );
+    }
+
+    /// The KTIW probe after a forward pass (KtiwProbe::run): `u`, `v`, then the logits and
+    /// `β` of `per` sequences at a time.
+    fn probe(&self, rec: &mut Recording, pass: &EvalPass, per: usize) {
+        let (r, s, b) = (self.rec, self.s, self.buf);
+        let lr = &self.layout.ranges;
+        let (h, hs, n, t, nt) = (s.h, s.hs, s.n, s.t, s.nt);
+        r.gemm(
+            rec,
+            (n, h, h, 1),
+            Mat::rows(&b.hs, self.d_off(), h),
+            Mat::rows(&b.params, lr.w_comb.start, 2 * h).t(),
+            Mat::rows(&pass.u, 0, h),
+            1.0,
+            0.0,
+        );
+        r.rows(
+            rec,
+            Kernel::AddBias,
+            (n, h, h),
+            (&pass.u, 0),
+            (&b.b_ctx, 0),
+            None,
+            0.0,
+        );
+        for k in 0..s.k {
+            r.gemm(
+                rec,
+                (s.b * t, h, hs, 1),
+                Mat::rows(&b.h_enc, 0, hs),
+                Mat::rows(&b.m_ctx, k * h * hs, hs).t(),
+                Mat::rows(&pass.v, 0, h),
+                1.0,
+                if k == 0 { 0.0 } else { 1.0 },
+            );
+        }
+        let mut b0 = 0;
+        while b0 < s.b {
+            let rows = (s.b - b0).min(per) * t * t;
+            let p = [
+                rows as u32,
+                t as u32,
+                s.b as u32,
+                h as u32,
+                nt as u32,
+                b0 as u32,
+                lr.w_out.start as u32,
+                lr.b_out.start as u32,
+                self.tok_off(TOUT) as u32,
+                0,
+                0,
+                0,
+            ];
+            let groups = [(nt as u32).div_ceil(16), (rows as u32).div_ceil(16), 1];
+            r.push(
+                rec,
+                Kernel::ProbeLogits,
+                &p,
+                &[&pass.u, &pass.v, &b.params, &pass.plogits],
+                groups,
+            );
+            r.push(
+                rec,
+                Kernel::LogOdds,
+                &p,
+                &[&pass.plogits, &b.tok, &pass.beta],
+                grid(rows),
+            );
+            b0 += per;
+        }
     }
 
     /// The divergence check and the update; returns the update's parameter buffer.

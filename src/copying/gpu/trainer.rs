@@ -1,15 +1,15 @@
 //! A run of the copying lab trained on the GPU: the same run as `copying::train::Trainer`
 //! (the same settings, seeded data, series and evaluations), with each step's forward pass,
-//! backward pass and update done by `GpuModel`. Evaluations read the parameters back and
-//! measure them with the CPU's evaluator, so a GPU run's metrics and maps are computed as a
-//! CPU run's are.
+//! backward pass and update done by `GpuModel`, and each evaluation's forward pass and KTIW
+//! probe too; its metrics are measured from the maps read back by the CPU run's own
+//! `Maps::measure`.
 
 use super::device::Gpu;
 use super::model::GpuModel;
 use crate::copying::config::{AttentionMode, Config};
-use crate::copying::metrics::Evaluation;
+use crate::copying::metrics::{ktiw_score, Evaluation};
 use crate::copying::model::Seq2Seq;
-use crate::copying::parallel::{dims_of, initialise, Evaluator, Shard, Streams};
+use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
 use crate::copying::tasks::Batch;
 use crate::copying::train::{EvaluationMaps, Evaluations};
 use crate::run::{check_weights, Run, RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
@@ -18,11 +18,11 @@ use crate::settings::Settings;
 
 pub struct GpuTrainer {
     config: Config,
-    model: Seq2Seq, // the model's structure, for the layout and the evaluator
+    model: Seq2Seq, // the model's structure: its layout, and the metrics' sizes
     gpu: GpuModel,
     streams: Streams,
-    train_batch: Batch, // (B sequences) the step's batch
-    evaluator: Evaluator,
+    train_batch: Batch,   // (B sequences) the step's batch
+    alpha_mean: Vec<f32>, // (Be, Lt, Ls) α averaged over heads, of the last evaluation
     evaluations: Evaluations,
     params: Vec<f32>, // (P,) a copy of the GPU's parameters, current when `synced`
     synced: bool,
@@ -48,10 +48,10 @@ impl GpuTrainer {
         let uniform = config.attention == AttentionMode::Uniform;
         let model = Seq2Seq::new(dims_of(&config), uniform);
         let (b, l) = (config.batch, config.src_len());
-        let gpu = GpuModel::new(gpu, model.dims, b, l, uniform).map_err(RunError::Backend)?;
-        let all = Shard::new(0, 1, config.eval_batch);
+        let be = config.eval_batch;
+        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform).map_err(RunError::Backend)?;
         let mut t = GpuTrainer {
-            evaluator: Evaluator::new(&model, &config, all),
+            alpha_mean: vec![0.0; be * l * l],
             evaluations: Evaluations::new(&config),
             streams: Streams::new(&config),
             train_batch: Batch::new(b, config.length),
@@ -156,12 +156,23 @@ impl Run for GpuTrainer {
     }
 
     fn evaluate(&mut self) -> Evaluation {
-        let step = self.step;
-        Run::params(self);
-        let part =
-            self.evaluator
-                .evaluate(&self.model, &self.params, &self.streams.eval_batch, step);
-        self.evaluations.record(&part);
+        let batch = &self.streams.eval_batch;
+        let m = self.gpu.evaluate(batch);
+        let maps = Maps {
+            alpha: m.alpha,
+            beta: m.beta,
+            logp: m.logp,
+            loss: m.loss,
+            ktiw_score: ktiw_score(m.beta, batch),
+        };
+        let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
+        self.evaluations.record(&EvaluationPart {
+            evaluation,
+            lo: 0,
+            hi: batch.batch,
+            alpha: m.alpha,
+            beta: m.beta,
+        });
         *self.latest()
     }
 
