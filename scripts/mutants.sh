@@ -10,9 +10,7 @@ root=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cp -r "$root/Cargo.toml" "$root/Cargo.lock" "$root/src" "$root/tests" "$work/"
-# The main target directory: the dependencies (wgpu's among them) are built once for both
-# trees; the copy's own crate builds beside the original's.
-export CARGO_TARGET_DIR="$root/target"
+export CARGO_TARGET_DIR="$root/target/mutants"
 # file | exact text | replacement | what it does  (a file under src/sparse/ is checked by
 # the sparse lab's test, one under src/copying/gpu/ by the GPU's)
 mutants=(
