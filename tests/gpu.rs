@@ -8,7 +8,7 @@
 mod common;
 
 use attention_playground::copying::config::Config;
-use attention_playground::copying::gpu::{Gpu, GpuModel, GpuTrainer};
+use attention_playground::copying::gpu::{Gpu, GpuModel, GpuSweep, GpuTrainer};
 use attention_playground::copying::metrics::{Evaluation, KtiwProbe};
 use attention_playground::copying::model::params::TENSOR_NAMES;
 use attention_playground::copying::train::Trainer;
@@ -51,10 +51,10 @@ fn gradients_and_maps_equal_the_cpu_models() {
         let (loss, want) = t.gradient();
         let b = &t.batch;
         let dims = t.model.dims;
-        let mut m = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform).unwrap();
-        m.load(&t.params);
+        let mut m = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform, 1).unwrap();
+        m.load(0, &t.params);
         // lr 0: the update leaves the parameters as they were
-        let r = m.step(b, OptimizerKind::Adam, 0.0, 1);
+        let r = m.step(std::slice::from_ref(b), OptimizerKind::Adam, 0.0, 1)[0];
         assert!(!r.diverged);
         assert!(
             (r.loss - loss).abs() <= 1e-5 * loss,
@@ -62,7 +62,7 @@ fn gradients_and_maps_equal_the_cpu_models() {
             r.loss
         );
         let mut got = vec![0.0; want.len()];
-        m.read_grads(&mut got);
+        m.read_grads(0, &mut got);
         let mut worst = Vec::new();
         t.model.layout.ranges.visit(|name, range| {
             let d = rel_diff(&got[range.clone()], &want[range.clone()]);
@@ -80,7 +80,8 @@ fn gradients_and_maps_equal_the_cpu_models() {
         let mut probe = KtiwProbe::new(&t.model, b.batch, b.src_len, b.tgt_len);
         let mut beta = vec![0.0; b.batch * b.tgt_len * b.src_len];
         probe.run(&t.model, &p, &t.ws, b, &mut beta);
-        let e = m.evaluate(b);
+        m.evaluate(std::slice::from_ref(b));
+        let e = m.eval_maps(0);
         assert!(
             (e.loss - loss).abs() <= 1e-5 * loss,
             "evaluation loss {} vs {loss}",
@@ -147,5 +148,60 @@ fn twenty_steps_follow_the_cpu_run() {
             gpu.device()
         );
         device = gpu.into_gpu();
+    }
+}
+
+/// Seeds batched along the dispatches train each as it would alone: a sweep of three seeds
+/// gives, bit for bit, each seed's losses and evaluations of a `GpuTrainer` of that seed (the
+/// same sums in the same order; only the part of each buffer differs), and follows the CPU
+/// runs as a single GPU run does.
+#[test]
+fn seeds_batched_on_the_gpu_train_as_each_alone() {
+    let Some(device) = gpu() else { return };
+    let config = Config {
+        eval_every: 5,
+        ..common::reference_config()
+    };
+    let seeds = [3, 4, 9];
+    let mut sweep = GpuSweep::new(device.clone(), config.clone(), &seeds).unwrap();
+    for _ in 0..15 {
+        sweep.step();
+    }
+    for (i, &seed) in seeds.iter().enumerate() {
+        let c = Config {
+            seed,
+            ..config.clone()
+        };
+        let mut alone = GpuTrainer::on(device.clone(), c.clone()).unwrap();
+        let mut cpu = Trainer::new(c).unwrap();
+        for _ in 0..15 {
+            alone.step().unwrap();
+            cpu.step().unwrap();
+        }
+        assert!(sweep.stopped(i).is_none());
+        let bits = |s: &attention_playground::series::Series<f32>| -> Vec<(u64, u32)> {
+            s.iter().map(|(k, x)| (k, x.to_bits())).collect()
+        };
+        assert_eq!(
+            bits(sweep.losses(i)),
+            bits(alone.losses()),
+            "seed {seed}: losses"
+        );
+        let evals =
+            |s: &attention_playground::series::Series<Evaluation>| -> Vec<(u64, Evaluation)> {
+                s.iter().collect()
+            };
+        assert_eq!(
+            evals(sweep.history(i)),
+            evals(alone.history()),
+            "seed {seed}"
+        );
+        assert_eq!(sweep.history(i).len(), 4);
+        for ((_, a), (_, b)) in cpu.losses().iter().zip(sweep.losses(i).iter()) {
+            assert!(
+                (a - b).abs() <= 1e-4 * a,
+                "seed {seed}: loss {b} on the GPU, {a} on the CPU"
+            );
+        }
     }
 }

@@ -71,8 +71,9 @@ Options (defaults: the paper's easy task):
   --csv FILE           write the CSV there instead of standard output
   --jobs N             seeds trained at once, one thread each (default 1)
   --backend NAME       cpu | gpu: where each step trains (default cpu); gpu takes the
-                       machine's GPU through Vulkan, Metal or DX12 and trains close to the
-                       CPU run, not bit for bit (docs/reproducing.md)
+                       machine's GPU through Vulkan, Metal or DX12, trains the seeds batched
+                       (as many at once as it holds; --jobs does not apply), and trains
+                       close to the CPU run, not bit for bit (docs/reproducing.md)
   --shard I/N          train only the I-th of N shares of the seeds (1 <= I <= N): the
                        seeds at positions I-1, I-1+N, I-1+2N, ... of the list
   --uf-agreement FILE  also train each seed with uniform attention (same seed, same
@@ -369,6 +370,48 @@ fn run_seed(
     ))
 }
 
+/// `seeds` trained batched on `gpu`, in chunks that fit it: each seed's evaluations, and the
+/// milliseconds per step of its chunk (every seed of a chunk steps at once).
+#[cfg(not(target_arch = "wasm32"))]
+fn sweep_seeds(
+    gpu: &Gpu,
+    config: &Config,
+    seeds: &[u64],
+    steps: u64,
+) -> Result<Vec<(u64, SeedRun)>, String> {
+    use attention_playground::copying::gpu::{max_seeds, GpuSweep};
+    use attention_playground::copying::parallel::dims_of;
+    let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
+    let chunk = max_seeds(gpu, dims_of(config), b, be, l);
+    let mut out = Vec::new();
+    for part in seeds.chunks(chunk) {
+        eprintln!("seeds {part:?} batched on the GPU");
+        let mut sweep =
+            GpuSweep::new(gpu.clone(), config.clone(), part).map_err(|e| e.to_string())?;
+        let start = Instant::now();
+        for s in 0..steps {
+            sweep.step();
+            if (s + 1) % 50 == 0 {
+                eprintln!("seeds {part:?}: step {:>4}", s + 1);
+            }
+        }
+        let ms = start.elapsed().as_secs_f64() * 1e3 / steps.max(1) as f64;
+        for (i, &seed) in part.iter().enumerate() {
+            if let Some(e) = sweep.stopped(i) {
+                eprintln!("seed {seed}: {e}");
+            }
+            let history = sweep.history(i).iter().map(|(_, e)| e).collect();
+            out.push((seed, (history, ms, Vec::new())));
+        }
+    }
+    Ok(out)
+}
+
+#[cfg(target_arch = "wasm32")]
+fn sweep_seeds(_: &Gpu, _: &Config, _: &[u64], _: u64) -> Result<Vec<(u64, SeedRun)>, String> {
+    Err("no GPU backend in a wasm32 build".to_string())
+}
+
 fn fmt_step(s: Option<u64>) -> String {
     s.map_or("never".to_string(), |s| s.to_string())
 }
@@ -553,16 +596,24 @@ fn main() {
         Backend(None)
     };
     let with_uniform = args.uf_agreement.is_some();
-    let mut results: Vec<(u64, SeedRun)> = parallel(args.seeds.len(), args.jobs, |i| {
-        let seed = args.seeds[i];
-        match run_seed(&backend, &args.config, seed, args.steps, with_uniform) {
-            Ok(r) => (seed, r),
-            Err(e) => {
-                eprintln!("reproduce: {e}");
-                std::process::exit(2);
-            }
+    let fail = |e: String| -> ! {
+        eprintln!("reproduce: {e}");
+        std::process::exit(2);
+    };
+    let mut results: Vec<(u64, SeedRun)> = match &backend.0 {
+        // On a GPU the seeds train batched, as many at once as the device holds (with a
+        // uniform twin, one at a time).
+        Some(gpu) if !with_uniform => {
+            sweep_seeds(gpu, &args.config, &args.seeds, args.steps).unwrap_or_else(|e| fail(e))
         }
-    });
+        _ => parallel(args.seeds.len(), args.jobs, |i| {
+            let seed = args.seeds[i];
+            match run_seed(&backend, &args.config, seed, args.steps, with_uniform) {
+                Ok(r) => (seed, r),
+                Err(e) => fail(e),
+            }
+        }),
+    };
     results.sort_by_key(|(seed, _)| *seed);
 
     let mut out = output(&args.csv);

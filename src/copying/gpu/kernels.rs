@@ -106,12 +106,14 @@ impl Kernel {
                 out.push('\n');
             }
         }
-        let src = if self == Kernel::CopyWithin {
-            "dst"
+        let (src, dst) = if self == Kernel::CopyWithin {
+            ("dst", "1u")
         } else {
-            "src"
+            ("src", "2u")
         };
-        let out = out.replace("SRC[", &format!("{src}["));
+        let out = out
+            .replace("SRC[", &format!("{src}["))
+            .replace("DST_BINDING", dst);
         if self == Kernel::CopyWithin {
             // The source is the destination itself: no separate binding.
             out.replace(
@@ -240,16 +242,18 @@ pub fn grid(n: usize) -> [u32; 3] {
     [u(x), u(groups.div_ceil(x)), 1]
 }
 
-/// Records dispatches of one device's kernels.
+/// Records dispatches of one device's kernels for `seeds` seeds at once: every buffer bound
+/// holds one equal part per seed, and each dispatch runs once per seed (along z).
 pub struct Recorder<'a> {
     pub gpu: &'a Gpu,
     pub kernels: &'a Kernels,
+    pub seeds: usize,
 }
 
 impl Recorder<'_> {
     /// A dispatch of `kernel` with parameters `params` (16-byte rows) and `buffers` bound
-    /// from binding 1 on; returns the uniform buffer (for kernels whose parameters change
-    /// each step).
+    /// from binding 1 on, once per seed; the parameters end with each buffer's part per
+    /// seed. Returns the uniform buffer (for kernels whose parameters change each step).
     pub fn push(
         &self,
         rec: &mut Recording,
@@ -262,12 +266,25 @@ impl Recorder<'_> {
             params.len().is_multiple_of(4),
             "{kernel:?}: parameters in rows of 4"
         );
+        assert!(buffers.len() <= 8, "{kernel:?}: at most 8 buffers");
+        let mut params = params.to_vec();
+        let mut parts = [0u32; 8];
+        for (part, b) in parts.iter_mut().zip(buffers) {
+            let words = b.size() as usize / 4;
+            assert!(
+                words.is_multiple_of(self.seeds),
+                "{kernel:?}: a buffer not in parts"
+            );
+            *part = u(words / self.seeds);
+        }
+        params.extend_from_slice(&parts);
+        let groups = [groups[0], groups[1], groups[2] * u(self.seeds)];
         let uniform = self
             .gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("params"),
-                contents: &words(params),
+                contents: &words(&params),
                 usage: wgpu::BufferUsages::UNIFORM | wgpu::BufferUsages::COPY_DST,
             });
         let mut entries = vec![wgpu::BindGroupEntry {
@@ -314,7 +331,7 @@ impl Recorder<'_> {
             u(m),
             u(n),
             u(k),
-            0,
+            u(batch),
             u(a.off),
             u(a.bs),
             u(a.rs),
@@ -460,7 +477,11 @@ pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
-    let rec = Recorder { gpu, kernels };
+    let rec = Recorder {
+        gpu,
+        kernels,
+        seeds: 1,
+    };
     let mut list = Recording::default();
     rec.push(
         &mut list,

@@ -19,7 +19,49 @@ pub struct StepResult {
     pub diverged: bool,
 }
 
+/// How many seeds of a model of `dims` (batches of `batch`, evaluation batches of
+/// `eval_batch`, source length `src_len`) one device trains at once: its largest buffer
+/// within the device's largest binding (at least 1; a single seed too large for the device
+/// is refused by [`GpuModel::new`]).
+pub fn max_seeds(gpu: &Gpu, dims: Dims, batch: usize, eval_batch: usize, src_len: usize) -> usize {
+    let p = Layout::new(dims).len;
+    let largest = [batch, eval_batch]
+        .into_iter()
+        .map(|b| Sizes::new(dims, b, src_len).largest())
+        .chain([p, PROBE_CHUNK])
+        .max()
+        .expect("sizes");
+    (gpu.limits.max_storage_buffer_binding_size as usize / (largest * 4)).max(1)
+}
+
 impl Sizes {
+    /// The most values one seed's part of a buffer of this batch holds.
+    fn largest(&self) -> usize {
+        let Sizes {
+            b,
+            t,
+            h,
+            nt,
+            k,
+            hs,
+            n,
+            g,
+            nl,
+            ..
+        } = *self;
+        [
+            nl * t * b * g,
+            nl * (t + 1) * b * h,
+            k * b * t * t,
+            k * n * hs,
+            n * nt,
+            nl * nt * g,
+        ]
+        .into_iter()
+        .max()
+        .expect("sizes")
+    }
+
     fn new(dims: Dims, batch: usize, src_len: usize) -> Sizes {
         let (b, t, h) = (batch, src_len, dims.hidden);
         Sizes {
@@ -105,6 +147,9 @@ pub struct GpuModel {
     adam: wgpu::Buffer, // the update's parameters, written every step
     src_rev: Vec<u32>,  // (T, B) the source reversed, for the backward direction
     eval: EvalPass,
+    /// Seeds trained at once: every buffer holds one part per seed.
+    seeds: usize,
+    results: Vec<StepResult>, // (S,) the last step's
 }
 
 /// What an evaluation read back: the forward pass's `α` (K, Be, T, T) and log-probabilities
@@ -116,12 +161,12 @@ pub struct EvalMaps<'a> {
     pub loss: f32,
 }
 
-/// The host copies an evaluation reads back into.
+/// The host copies an evaluation reads back into, one part per seed.
 struct EvalHost {
-    alpha: Vec<f32>, // (K, Be, T, T)
-    logp: Vec<f32>,  // (T, Be, NT)
-    beta: Vec<f32>,  // (Be, T, T)
-    loss: f32,
+    alpha: Vec<f32>, // (S, K, Be, T, T)
+    logp: Vec<f32>,  // (S, T, Be, NT)
+    beta: Vec<f32>,  // (S, Be, T, T)
+    loss: Vec<f32>,  // (S,)
 }
 
 /// The evaluation: a forward pass over the evaluation batch on buffers of its size (reading
@@ -137,6 +182,7 @@ struct EvalPass {
     rec: Recording,
     src_rev: Vec<u32>, // (T, Be)
     host: EvalHost,
+    stats: Vec<u32>, // (S, 4) read back
 }
 
 /// The most probe logits one chunk holds (floats).
@@ -151,9 +197,9 @@ impl EvalPass {
         src_len: usize,
         uniform: bool,
     ) -> Result<EvalPass, String> {
-        let gpu = rec.gpu;
+        let (gpu, seeds) = (rec.gpu, rec.seeds);
         let s = Sizes::new(layout.dims, batch, src_len);
-        let buf = Buffers::new(gpu, &s, layout.len, Some(params), false)?;
+        let buf = Buffers::new(gpu, &s, layout.len, Some(params), false, seeds)?;
         let (t, h, nt, n) = (s.t, s.h, s.nt, s.n);
         let tt = t * t;
         // Sequences per chunk of the probe: its logits within PROBE_CHUNK floats, its rows
@@ -164,7 +210,7 @@ impl EvalPass {
         let make = |name: &str, len: usize, usage: wgpu::BufferUsages| {
             gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(name),
-                size: (len.max(1) * 4) as u64,
+                size: (len.max(4) * 4 * seeds) as u64,
                 usage,
                 mapped_at_creation: false,
             })
@@ -172,12 +218,12 @@ impl EvalPass {
         use wgpu::BufferUsages as U;
         let st = U::STORAGE | U::COPY_SRC;
         let host = EvalHost {
-            alpha: vec![0.0; s.k * s.b * tt],
-            logp: vec![0.0; n * nt],
-            beta: vec![0.0; s.b * tt],
-            loss: f32::NAN,
+            alpha: vec![0.0; seeds * s.k * s.b * tt],
+            logp: vec![0.0; seeds * n * nt],
+            beta: vec![0.0; seeds * s.b * tt],
+            loss: vec![f32::NAN; seeds],
         };
-        let out_len = host.alpha.len() + host.logp.len() + host.beta.len() + 4;
+        let out_len = (host.alpha.len() + host.logp.len() + host.beta.len()) / seeds + 4;
         let mut pass = EvalPass {
             u: make("u", n * h, st),
             v: make("v", s.b * t * h, st),
@@ -187,6 +233,7 @@ impl EvalPass {
             rec: Recording::default(),
             src_rev: vec![0; t * s.b],
             host,
+            stats: vec![0; 4 * seeds],
             buf,
             s,
         };
@@ -220,14 +267,16 @@ impl GpuModel {
         eval_batch: usize,
         src_len: usize,
         uniform: bool,
+        seeds: usize,
     ) -> Result<GpuModel, String> {
         let layout = Layout::new(dims);
         let s = Sizes::new(dims, batch, src_len);
-        let buf = Buffers::new(&gpu, &s, layout.len, None, true)?;
+        let buf = Buffers::new(&gpu, &s, layout.len, None, true, seeds)?;
         let kernels = Kernels::new(&gpu);
         let rec = Recorder {
             gpu: &gpu,
             kernels: &kernels,
+            seeds,
         };
         let mut step = Recording::default();
         let plan = Plan {
@@ -242,6 +291,14 @@ impl GpuModel {
         let eval = EvalPass::new(&rec, &layout, &buf.params, eval_batch, src_len, uniform)?;
         Ok(GpuModel {
             src_rev: vec![0; s.t * s.b],
+            seeds,
+            results: vec![
+                StepResult {
+                    loss: f32::NAN,
+                    diverged: false
+                };
+                seeds
+            ],
             gpu,
             kernels,
             layout,
@@ -253,18 +310,20 @@ impl GpuModel {
         })
     }
 
-    /// Evaluates the current parameters on `batch` (the evaluation batch, of the size the
-    /// model was made for) and waits: the forward pass's `α`, log-probabilities and mean
-    /// loss, and the KTIW probe's `β`.
-    pub fn evaluate(&mut self, batch: &Batch) -> EvalMaps<'_> {
+    /// Evaluates each seed's current parameters on its evaluation batch (`batches`, one per
+    /// seed, of the size the model was made for) and waits; [`GpuModel::eval_maps`] then
+    /// reads each seed's maps.
+    pub fn evaluate(&mut self, batches: &[Batch]) {
         let e = &mut self.eval;
-        let s = e.s;
-        assert_eq!(
-            (batch.batch, batch.src_len),
-            (s.b, s.t),
-            "a batch of another shape"
-        );
-        write_tokens(&self.gpu, &e.buf.tok, batch, &mut e.src_rev);
+        assert_eq!(batches.len(), self.seeds, "one evaluation batch per seed");
+        for (i, batch) in batches.iter().enumerate() {
+            assert_eq!(
+                (batch.batch, batch.src_len),
+                (e.s.b, e.s.t),
+                "a batch of another shape"
+            );
+            write_tokens(&self.gpu, &e.buf.tok, i, batch, &mut e.src_rev);
+        }
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&e.buf.stats, 0, None);
         e.rec.encode(&self.kernels, &mut enc);
@@ -273,14 +332,14 @@ impl GpuModel {
             (&e.buf.alpha, e.host.alpha.len()),
             (&e.buf.logits, e.host.logp.len()),
             (&e.beta, e.host.beta.len()),
-            (&e.buf.stats, 4),
+            (&e.buf.stats, e.stats.len()),
         ] {
             let bytes = (len * 4) as u64;
             enc.copy_buffer_to_buffer(src, 0, &e.out, at, bytes);
             at += bytes;
         }
         self.gpu.queue.submit([enc.finish()]);
-        let h = &mut e.host;
+        let (h, stats) = (&mut e.host, &mut e.stats);
         read_mapped(&self.gpu, &e.out, |bytes| {
             let mut words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
             for v in [&mut h.alpha, &mut h.logp, &mut h.beta] {
@@ -288,13 +347,24 @@ impl GpuModel {
                     *x = f32::from_le_bytes(w);
                 }
             }
-            h.loss = f32::from_le_bytes(words.next().expect("the loss"));
+            for (x, w) in stats.iter_mut().zip(&mut words) {
+                *x = u32::from_le_bytes(w);
+            }
         });
+        for (l, st) in h.loss.iter_mut().zip(stats.chunks_exact(4)) {
+            *l = f32::from_bits(st[0]);
+        }
+    }
+
+    /// Seed `seed`'s maps of the last [`GpuModel::evaluate`].
+    pub fn eval_maps(&self, seed: usize) -> EvalMaps<'_> {
+        let h = &self.eval.host;
+        let seeds = self.seeds;
         EvalMaps {
-            alpha: &h.alpha,
-            logp: &h.logp,
-            beta: &h.beta,
-            loss: h.loss,
+            alpha: part(&h.alpha, seed, seeds),
+            logp: part(&h.logp, seed, seeds),
+            beta: part(&h.beta, seed, seeds),
+            loss: h.loss[seed],
         }
     }
 
@@ -314,22 +384,38 @@ impl GpuModel {
         self.step.len()
     }
 
-    /// Replaces the parameters (P,) and clears the optimiser's moments.
-    pub fn load(&self, params: &[f32]) {
-        assert_eq!(params.len(), self.layout.len);
-        let q = &self.gpu.queue;
-        q.write_buffer(&self.buf.params, 0, &floats(params));
-        let zeros = vec![0u8; params.len() * 4];
-        q.write_buffer(&self.buf.adam_m, 0, &zeros);
-        q.write_buffer(&self.buf.adam_v, 0, &zeros);
+    /// Seeds trained at once.
+    pub fn seeds(&self) -> usize {
+        self.seeds
     }
 
-    /// Copies the parameters into `out` (P,), waiting for the queue.
-    pub fn read_params(&self, out: &mut [f32]) {
+    /// Replaces seed `seed`'s parameters (P,) and clears its optimiser's moments.
+    pub fn load(&self, seed: usize, params: &[f32]) {
+        assert_eq!(params.len(), self.layout.len);
+        let q = &self.gpu.queue;
+        let at = (seed * params.len() * 4) as u64;
+        q.write_buffer(&self.buf.params, at, &floats(params));
+        let zeros = vec![0u8; params.len() * 4];
+        q.write_buffer(&self.buf.adam_m, at, &zeros);
+        q.write_buffer(&self.buf.adam_v, at, &zeros);
+    }
+
+    /// Copies seed `seed`'s parameters into `out` (P,), waiting for the queue.
+    pub fn read_params(&self, seed: usize, out: &mut [f32]) {
+        self.read_part(&self.buf.params, seed, out);
+    }
+
+    /// For tests: seed `seed`'s gradient (P,) of the last step (left as it was computed).
+    pub fn read_grads(&self, seed: usize, out: &mut [f32]) {
+        self.read_part(&self.buf.grads, seed, out);
+    }
+
+    /// Copies seed `seed`'s part (P,) of `src` into `out`.
+    fn read_part(&self, src: &wgpu::Buffer, seed: usize, out: &mut [f32]) {
         assert_eq!(out.len(), self.layout.len);
         let bytes = (out.len() * 4) as u64;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buf.params, 0, &self.buf.download, 0, bytes);
+        enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, 0, bytes);
         self.gpu.queue.submit([enc.finish()]);
         read_mapped(&self.gpu, &self.buf.download, |b| {
             for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
@@ -338,16 +424,26 @@ impl GpuModel {
         });
     }
 
-    /// One training step on `batch`: the update `t` (from 1) of `kind` with learning rate
-    /// `lr`, skipped where the step diverges. Waits for the loss.
-    pub fn step(&mut self, batch: &Batch, kind: OptimizerKind, lr: f32, t: u64) -> StepResult {
+    /// One training step of every seed on its batch (`batches`, one per seed): the update
+    /// `t` (from 1) of `kind` with learning rate `lr`, skipped for a seed whose step
+    /// diverges. Waits for the losses; returns each seed's.
+    pub fn step(
+        &mut self,
+        batches: &[Batch],
+        kind: OptimizerKind,
+        lr: f32,
+        t: u64,
+    ) -> &[StepResult] {
         let s = self.s;
-        assert_eq!(
-            (batch.batch, batch.src_len),
-            (s.b, s.t),
-            "a batch of another shape"
-        );
-        write_tokens(&self.gpu, &self.buf.tok, batch, &mut self.src_rev);
+        assert_eq!(batches.len(), self.seeds, "one batch per seed");
+        for (i, batch) in batches.iter().enumerate() {
+            assert_eq!(
+                (batch.batch, batch.src_len),
+                (s.b, s.t),
+                "a batch of another shape"
+            );
+            write_tokens(&self.gpu, &self.buf.tok, i, batch, &mut self.src_rev);
+        }
         let q = &self.gpu.queue;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let bc1 = 1.0 - (b1 as f64).powi(t as i32);
@@ -367,42 +463,36 @@ impl GpuModel {
             0,
         ];
         q.write_buffer(&self.adam, 0, &words(&adam));
-        q.write_buffer(&self.buf.stats, 0, &[0u8; 16]);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        enc.clear_buffer(&self.buf.stats, 0, None);
         enc.clear_buffer(&self.buf.grads, 0, None);
         self.step.encode(&self.kernels, &mut enc);
-        enc.copy_buffer_to_buffer(&self.buf.stats, 0, &self.buf.readback, 0, 16);
+        let bytes = self.buf.stats.size();
+        enc.copy_buffer_to_buffer(&self.buf.stats, 0, &self.buf.readback, 0, bytes);
         q.submit([enc.finish()]);
-        let mut stats = [0u32; 4];
+        let results = &mut self.results;
         read_mapped(&self.gpu, &self.buf.readback, |b| {
-            for (o, c) in stats.iter_mut().zip(b.chunks_exact(4)) {
-                *o = u32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            for (r, c) in results.iter_mut().zip(b.chunks_exact(16)) {
+                let word = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+                *r = StepResult {
+                    loss: f32::from_bits(word(0)),
+                    diverged: word(4) != 0,
+                };
             }
         });
-        StepResult {
-            loss: f32::from_bits(stats[0]),
-            diverged: stats[1] != 0,
-        }
-    }
-
-    /// For tests: the gradient (P,) of the last step (before its update was applied, the
-    /// gradient buffer is left as it was computed).
-    pub fn read_grads(&self, out: &mut [f32]) {
-        let bytes = (out.len() * 4) as u64;
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(&self.buf.grads, 0, &self.buf.download, 0, bytes);
-        self.gpu.queue.submit([enc.finish()]);
-        read_mapped(&self.gpu, &self.buf.download, |b| {
-            for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-                *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
-            }
-        });
+        &self.results
     }
 }
 
-/// Writes `batch`'s tokens into `tok` (4, T, B): source, source reversed (through
-/// `src_rev` (T, B)), target in, target out.
-fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, batch: &Batch, src_rev: &mut [u32]) {
+/// Part `seed` of `seeds` equal parts of `v`.
+fn part(v: &[f32], seed: usize, seeds: usize) -> &[f32] {
+    let n = v.len() / seeds;
+    &v[seed * n..(seed + 1) * n]
+}
+
+/// Writes `batch`'s tokens into seed `seed`'s part of `tok` (S, 4, T, B): source, source
+/// reversed (through `src_rev` (T, B)), target in, target out.
+fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, seed: usize, batch: &Batch, src_rev: &mut [u32]) {
     let (bsz, ls) = (batch.batch, batch.src_len);
     for pos in 0..ls {
         src_rev[pos * bsz..(pos + 1) * bsz]
@@ -418,7 +508,8 @@ fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, batch: &Batch, src_rev: &mut [u32
     .into_iter()
     .enumerate()
     {
-        gpu.queue.write_buffer(tok, i as u64 * tb, &words(part));
+        gpu.queue
+            .write_buffer(tok, (seed * 4 + i) as u64 * tb, &words(part));
     }
 }
 
@@ -447,6 +538,7 @@ impl Buffers {
         p: usize,
         params: Option<&wgpu::Buffer>,
         training: bool,
+        seeds: usize,
     ) -> Result<Buffers, String> {
         let Sizes {
             b,
@@ -462,11 +554,12 @@ impl Buffers {
         } = *s;
         let max = gpu.limits.max_storage_buffer_binding_size as usize;
         let make = |name: &str, len: usize, extra: wgpu::BufferUsages| {
-            let bytes = len.max(4) * 4;
+            let bytes = len.max(4) * 4 * seeds;
             if bytes > max {
                 return Err(format!(
-                    "the GPU's largest buffer is {} MiB; this model needs {} MiB for {name}: \
-                     use fewer sequences per batch or a smaller width",
+                    "the GPU's largest buffer is {} MiB; {seeds} seeds of this model need {} \
+                     MiB for {name}: use fewer seeds at once, fewer sequences per batch or a \
+                     smaller width",
                     max >> 20,
                     bytes >> 20
                 ));

@@ -49,7 +49,8 @@ impl GpuTrainer {
         let model = Seq2Seq::new(dims_of(&config), uniform);
         let (b, l) = (config.batch, config.src_len());
         let be = config.eval_batch;
-        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform).map_err(RunError::Backend)?;
+        let gpu =
+            GpuModel::new(gpu, model.dims, b, be, l, uniform, 1).map_err(RunError::Backend)?;
         let mut t = GpuTrainer {
             alpha_mean: vec![0.0; be * l * l],
             evaluations: Evaluations::new(&config),
@@ -87,7 +88,7 @@ impl GpuTrainer {
     /// The GPU's parameters, loaded from the host copy: the optimiser and the series start
     /// afresh.
     fn restart(&mut self) {
-        self.gpu.load(&self.params);
+        self.gpu.load(0, &self.params);
         self.synced = true;
         self.updates = 0;
         self.last_loss = f32::NAN;
@@ -126,12 +127,10 @@ impl Run for GpuTrainer {
     fn step(&mut self) -> Result<f32, RunError> {
         self.streams.next_batch(&mut self.train_batch);
         let c = &self.config;
-        let r = self.gpu.step(
-            &self.train_batch,
-            c.optimizer,
-            c.learning_rate,
-            self.updates + 1,
-        );
+        let batch = std::slice::from_ref(&self.train_batch);
+        let r = self
+            .gpu
+            .step(batch, c.optimizer, c.learning_rate, self.updates + 1)[0];
         if r.diverged {
             let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
             let loss = if r.loss.is_finite() && r.loss <= limit {
@@ -157,7 +156,8 @@ impl Run for GpuTrainer {
 
     fn evaluate(&mut self) -> Evaluation {
         let batch = &self.streams.eval_batch;
-        let m = self.gpu.evaluate(batch);
+        self.gpu.evaluate(std::slice::from_ref(batch));
+        let m = self.gpu.eval_maps(0);
         let maps = Maps {
             alpha: m.alpha,
             beta: m.beta,
@@ -194,7 +194,7 @@ impl Run for GpuTrainer {
 
     fn params(&mut self) -> &[f32] {
         if !self.synced {
-            self.gpu.read_params(&mut self.params);
+            self.gpu.read_params(0, &mut self.params);
             self.synced = true;
         }
         &self.params

@@ -7,6 +7,7 @@ struct P {
   i_off: i32, i_s0: i32, i_s1: i32, i_s2: i32,
   o_off: i32, o_s0: i32, o_s1: i32, o_s2: i32,
   alpha: f32, beta: f32, value: f32, _0: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read> src: array<f32>;
@@ -20,10 +21,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   let i0 = i32(idx / n12);
   let i1 = i32((idx % n12) / p.n2);
   let i2 = i32(idx % p.n2);
-  let o = u32(p.o_off + i0 * p.o_s0 + i1 * p.o_s1 + i2 * p.o_s2);
+  let sd = g.z;
+  let o = u32(p.o_off + i0 * p.o_s0 + i1 * p.o_s1 + i2 * p.o_s2) + so(DST_BINDING, sd);
   var x = p.value;
   if (p.fill == 0u) {
-    x = p.alpha * SRC[u32(p.i_off + i0 * p.i_s0 + i1 * p.i_s1 + i2 * p.i_s2)];
+    x = p.alpha * SRC[u32(p.i_off + i0 * p.i_s0 + i1 * p.i_s1 + i2 * p.i_s2) + so(1u, sd)];
   }
   if (p.beta == 0.0) {
     dst[o] = x;

@@ -2,11 +2,12 @@
 //   nll:    logits (N, NT) → log-probabilities in place; nll (N,) of each row's target; and
 //           dlogits (N, NT) = (softmax − onehot(target)) / N, one thread per row.
 //   reduce: loss = Σ nll / N into stats[0] (its bits), and stats[1] = 1 when the loss is not
-//           finite or above `limit` (a diverged run), one workgroup.
+//           finite or above `limit` (a diverged run), one workgroup per seed.
 //   check:  stats[1] = 1 when a gradient value is not finite, one thread per value.
 struct P {
   rows: u32, nt: u32, tok_off: u32, count: u32,
   inv_n: f32, limit: f32, _0: u32, _1: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 #ifdef NLL
@@ -19,19 +20,21 @@ struct P {
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let r = g.x + g.y * nw.x * 64u;
   if (r >= p.rows) { return; }
-  let o = r * p.nt;
+  let sd = g.z;
+  let o = r * p.nt + so(1u, sd);
+  let d0 = r * p.nt + so(4u, sd);
   var m = logits[o];
   for (var j = 1u; j < p.nt; j++) { m = max(m, logits[o + j]); }
   var s = 0.0;
   for (var j = 0u; j < p.nt; j++) { s += exp(logits[o + j] - m); }
   let lse = m + log(s);
-  let y = tok[p.tok_off + r];
+  let y = tok[p.tok_off + r + so(2u, sd)];
   for (var j = 0u; j < p.nt; j++) {
     let lp = logits[o + j] - lse;
     logits[o + j] = lp;
     var d = exp(lp) * p.inv_n;
-    if (j == y) { d -= p.inv_n; nll[r] = -lp; }
-    dlogits[o + j] = d;
+    if (j == y) { d -= p.inv_n; nll[r + so(3u, sd)] = -lp; }
+    dlogits[d0 + j] = d;
   }
 }
 #endif
@@ -41,9 +44,11 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
 var<workgroup> part: array<f32, 256>;
 
 @compute @workgroup_size(256)
-fn main(@builtin(local_invocation_index) l: u32) {
+fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3<u32>) {
+  let sd = wg.z;
+  let n0 = so(1u, sd);
   var s = 0.0;
-  for (var r = l; r < p.rows; r += 256u) { s += nll[r]; }
+  for (var r = l; r < p.rows; r += 256u) { s += nll[n0 + r]; }
   part[l] = s;
   workgroupBarrier();
   for (var w = 128u; w > 0u; w >>= 1u) {
@@ -52,8 +57,9 @@ fn main(@builtin(local_invocation_index) l: u32) {
   }
   if (l == 0u) {
     let loss = part[0] * p.inv_n;
-    stats[0] = bitcast<u32>(loss);
-    if (not_finite(loss) || loss > p.limit) { stats[1] = 1u; }
+    let st = so(2u, sd);
+    stats[st] = bitcast<u32>(loss);
+    if (not_finite(loss) || loss > p.limit) { stats[st + 1u] = 1u; }
   }
 }
 #endif
@@ -65,6 +71,6 @@ fn main(@builtin(local_invocation_index) l: u32) {
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let i = g.x + g.y * nw.x * 64u;
   if (i >= p.count) { return; }
-  if (not_finite(grads[i])) { atomicStore(&stats[1], 1u); }
+  if (not_finite(grads[i + so(1u, g.z)])) { atomicStore(&stats[so(2u, g.z) + 1u], 1u); }
 }
 #endif

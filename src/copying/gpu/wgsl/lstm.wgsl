@@ -15,6 +15,7 @@ struct P {
   zero_start: u32, w_off: u32, table_off: u32, tok_off: u32,
   gates_off: u32, h_off: u32, c_off: u32, tc_off: u32,
   dout_off: u32, dg_off: u32, carry_off: u32, _0: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 #ifdef FORWARD
@@ -31,21 +32,25 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let e = gid.x + gid.y * nw.x * 64u;
   let h = p.h;
   if (e >= p.bsz * h) { return; }
+  let sd = gid.z;
   let b = e / h;
   let j = e % h;
   let g4 = 4u * h;
-  let tk = tok[p.tok_off + p.t * p.bsz + b];
-  let row = p.table_off + tk * g4 + j;
+  let tk = tok[p.tok_off + p.t * p.bsz + b + so(3u, sd)];
+  let row = p.table_off + tk * g4 + j + so(2u, sd);
   var pi = table[row];
   var pf = table[row + h];
   var pg = table[row + 2u * h];
   var po = table[row + 3u * h];
   let bh = p.bsz * h;
-  let hp = p.h_off + p.t * bh + b * h; // h[t][b, ..]
+  let h0 = p.h_off + so(5u, sd);
+  let c0 = p.c_off + so(6u, sd);
+  let hp = h0 + p.t * bh + b * h; // h[t][b, ..]
   if (!(p.t == 0u && p.zero_start == 1u)) {
+    let w0 = p.w_off + so(1u, sd);
     for (var k = 0u; k < h; k++) {
       let x = hs[hp + k];
-      let w = p.w_off + k * g4 + j;
+      let w = w0 + k * g4 + j;
       pi += x * wt[w];
       pf += x * wt[w + h];
       pg += x * wt[w + 2u * h];
@@ -56,16 +61,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let f = sigmoid(pf);
   let g = tanh_(pg);
   let o = sigmoid(po);
-  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j;
+  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j + so(4u, sd);
   gates[go] = i;
   gates[go + h] = f;
   gates[go + 2u * h] = g;
   gates[go + 3u * h] = o;
-  let c = f * cs[p.c_off + p.t * bh + e] + i * g;
+  let c = f * cs[c0 + p.t * bh + e] + i * g;
   let t = tanh_(c);
-  cs[p.c_off + (p.t + 1u) * bh + e] = c;
-  tc[p.tc_off + p.t * bh + e] = t;
-  hs[p.h_off + (p.t + 1u) * bh + e] = o * t;
+  cs[c0 + (p.t + 1u) * bh + e] = c;
+  tc[p.tc_off + p.t * bh + e + so(7u, sd)] = t;
+  hs[h0 + (p.t + 1u) * bh + e] = o * t;
 }
 #endif
 #ifdef BACKWARD
@@ -84,32 +89,36 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let e = gid.x + gid.y * nw.x * 64u;
   let h = p.h;
   if (e >= p.bsz * h) { return; }
+  let sd = gid.z;
   let b = e / h;
   let j = e % h;
   let g4 = 4u * h;
   let bh = p.bsz * h;
-  var dh = dout[p.dout_off + p.t * bh + e];
+  let dg0 = p.dg_off + so(6u, sd);
+  let cr = p.carry_off + so(7u, sd);
+  var dh = dout[p.dout_off + p.t * bh + e + so(5u, sd)];
   if (p.t + 1u < p.steps) {
-    let dn = p.dg_off + ((p.t + 1u) * p.bsz + b) * g4;
+    let dn = dg0 + ((p.t + 1u) * p.bsz + b) * g4;
+    let w0 = p.w_off + so(1u, sd);
     for (var r = 0u; r < g4; r++) {
-      dh += dgates[dn + r] * w[p.w_off + r * h + j];
+      dh += dgates[dn + r] * w[w0 + r * h + j];
     }
   } else {
-    dh += carry[p.carry_off + e];
+    dh += carry[cr + e];
   }
-  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j;
+  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j + so(2u, sd);
   let i = gates[go];
   let f = gates[go + h];
   let g = gates[go + 2u * h];
   let o = gates[go + 3u * h];
-  let t = tc[p.tc_off + p.t * bh + e];
+  let t = tc[p.tc_off + p.t * bh + e + so(4u, sd)];
   let d_o = dh * t;
-  let dc = carry[p.carry_off + bh + e] + dh * o * (1.0 - t * t);
+  let dc = carry[cr + bh + e] + dh * o * (1.0 - t * t);
   let di = dc * g;
   let dg = dc * i;
-  let df = dc * cs[p.c_off + p.t * bh + e];
-  carry[p.carry_off + bh + e] = dc * f;
-  let d = p.dg_off + (p.t * p.bsz + b) * g4 + j;
+  let df = dc * cs[p.c_off + p.t * bh + e + so(3u, sd)];
+  carry[cr + bh + e] = dc * f;
+  let d = dg0 + (p.t * p.bsz + b) * g4 + j;
   dgates[d] = di * i * (1.0 - i);
   dgates[d + h] = df * f * (1.0 - f);
   dgates[d + 2u * h] = dg * (1.0 - g * g);

@@ -9,6 +9,7 @@ struct P {
   h: u32, k: u32, w_comb: u32, b_comb: u32,
   b_c: u32, rows: u32, nt: u32, tok_off: u32,
   inv_k: f32, _0: u32, _1: u32, _2: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 #ifdef FUSE
@@ -20,13 +21,14 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>) {
   let j = g.x;
   let h = p.h;
   if (j >= h) { return; }
+  let w0 = so(1u, g.z);
   var acc = 0.0;
   for (var i = 0u; i < h; i++) {
     var s = 0.0;
-    for (var k = 0u; k < p.k; k++) { s += w[p.b_c + k * h + i]; }
-    acc += w[p.w_comb + j * 2u * h + h + i] * s;
+    for (var k = 0u; k < p.k; k++) { s += w[w0 + p.b_c + k * h + i]; }
+    acc += w[w0 + p.w_comb + j * 2u * h + h + i] * s;
   }
-  bias[j] = w[p.b_comb + j] + acc * p.inv_k;
+  bias[j + so(2u, g.z)] = w[w0 + p.b_comb + j] + acc * p.inv_k;
 }
 #endif
 #ifdef BIAS_BACK
@@ -41,13 +43,16 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   if (e >= h * h) { return; }
   let j = e / h;
   let i = e % h;
+  let w0 = so(1u, g.z);
+  let d0 = so(2u, g.z);
+  let g0 = so(3u, g.z);
   var s = 0.0;
-  for (var k = 0u; k < p.k; k++) { s += w[p.b_c + k * h + i]; }
-  gr[p.w_comb + j * 2u * h + h + i] += dbias[j] * s * p.inv_k;
+  for (var k = 0u; k < p.k; k++) { s += w[w0 + p.b_c + k * h + i]; }
+  gr[g0 + p.w_comb + j * 2u * h + h + i] += dbias[d0 + j] * s * p.inv_k;
   if (j == 0u) {
     var acc = 0.0;
-    for (var jj = 0u; jj < h; jj++) { acc += w[p.w_comb + jj * 2u * h + h + i] * dbias[jj]; }
-    for (var k = 0u; k < p.k; k++) { gr[p.b_c + k * h + i] += acc * p.inv_k; }
+    for (var jj = 0u; jj < h; jj++) { acc += w[w0 + p.w_comb + jj * 2u * h + h + i] * dbias[d0 + jj]; }
+    for (var k = 0u; k < p.k; k++) { gr[g0 + p.b_c + k * h + i] += acc * p.inv_k; }
   }
 }
 #endif
@@ -63,10 +68,12 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   if (e >= p.nt * g4) { return; }
   let v = e / g4;
   let c = e % g4;
+  let t0 = p.tok_off + so(1u, g.z);
+  let d0 = so(2u, g.z);
   var s = 0.0;
   for (var r = 0u; r < p.rows; r++) {
-    if (tok[p.tok_off + r] == v) { s += dgates[r * g4 + c]; }
+    if (tok[t0 + r] == v) { s += dgates[d0 + r * g4 + c]; }
   }
-  dtable[e] = s;
+  dtable[e + so(3u, g.z)] = s;
 }
 #endif

@@ -1,6 +1,6 @@
 // The device's multiply-add rate: each thread runs `iters` rounds of 16 independent
 // multiply-adds in registers, and writes one value so that none is optimised away.
-struct P { iters: u32, _0: u32, _1: u32, _2: u32 }
+struct P { iters: u32, _0: u32, _1: u32, _2: u32, ss0: vec4<u32>, ss1: vec4<u32> }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read_write> out: array<f32>;
 

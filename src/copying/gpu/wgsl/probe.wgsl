@@ -10,6 +10,7 @@ struct P {
   rows: u32, t: u32, bsz: u32, h: u32,
   nt: u32, b0: u32, w_out: u32, b_out: u32,
   tok_off: u32, _0: u32, _1: u32, _2: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 #ifdef LOGITS
@@ -29,8 +30,10 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
   let b = p.b0 + row / tt;
   let t = (row / p.t) % p.t;
   let s = row % p.t;
-  let uo = (t * p.bsz + b) * p.h;
-  let vo = (b * p.t + s) * p.h;
+  let sd = wg.z;
+  let uo = (t * p.bsz + b) * p.h + so(1u, sd);
+  let vo = (b * p.t + s) * p.h + so(2u, sd);
+  let w0 = so(3u, sd);
   var acc = 0.0;
   for (var k0 = 0u; k0 < p.h; k0 += 16u) {
     let ka = k0 + l.x;
@@ -39,14 +42,14 @@ fn main(@builtin(workgroup_id) wg: vec3<u32>, @builtin(local_invocation_id) l: v
     ta[l.y][l.x] = x;
     let kb = k0 + l.y;
     var y = 0.0;
-    if (kb < p.h && col < p.nt) { y = w[p.w_out + col * p.h + kb]; }
+    if (kb < p.h && col < p.nt) { y = w[w0 + p.w_out + col * p.h + kb]; }
     tb[l.y][l.x] = y;
     workgroupBarrier();
     for (var kk = 0u; kk < 16u; kk++) { acc += ta[l.y][kk] * tb[kk][l.x]; }
     workgroupBarrier();
   }
   if (row < p.rows && col < p.nt) {
-    logits[row * p.nt + col] = acc + w[p.b_out + col];
+    logits[row * p.nt + col + so(4u, sd)] = acc + w[w0 + p.b_out + col];
   }
 }
 #endif
@@ -63,8 +66,9 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   let b = p.b0 + r / tt;
   let t = (r / p.t) % p.t;
   let s = r % p.t;
-  let y = tok[p.tok_off + t * p.bsz + b];
-  let o = r * p.nt;
+  let sd = g.z;
+  let y = tok[p.tok_off + t * p.bsz + b + so(2u, sd)];
+  let o = r * p.nt + so(1u, sd);
   var m = -3.0e38;
   for (var j = 0u; j < p.nt; j++) {
     if (j != y) { m = max(m, logits[o + j]); }
@@ -73,6 +77,6 @@ fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw
   for (var j = 0u; j < p.nt; j++) {
     if (j != y) { sum += exp(logits[o + j] - m); }
   }
-  beta[(b * p.t + t) * p.t + s] = logits[o + y] - (m + log(sum));
+  beta[(b * p.t + t) * p.t + s + so(3u, sd)] = logits[o + y] - (m + log(sum));
 }
 #endif

@@ -10,6 +10,7 @@ struct P {
   rows: u32, cols: u32, ld: u32, off: u32,
   a_off: u32, v1_off: u32, v2_off: u32, two: u32,
   beta: f32, _0: u32, _1: u32, _2: u32,
+  ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
 @group(0) @binding(1) var<storage, read_write> x: array<f32>;
@@ -23,7 +24,7 @@ fn index(g: vec3<u32>, nw: vec3<u32>) -> u32 {
 fn softmax(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let r = index(g, nw);
   if (r >= p.rows) { return; }
-  let o = p.off + r * p.ld;
+  let o = p.off + r * p.ld + so(1u, g.z);
   var m = x[o];
   for (var j = 1u; j < p.cols; j++) { m = max(m, x[o + j]); }
   var s = 0.0;
@@ -40,8 +41,8 @@ fn softmax(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups)
 fn softmax_back(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let r = index(g, nw);
   if (r >= p.rows) { return; }
-  let o = p.off + r * p.ld;
-  let ao = p.a_off + r * p.ld;
+  let o = p.off + r * p.ld + so(1u, g.z);
+  let ao = p.a_off + r * p.ld + so(2u, g.z);
   var dot = 0.0;
   for (var j = 0u; j < p.cols; j++) { dot += x[o + j] * v[ao + j]; }
   for (var j = 0u; j < p.cols; j++) { x[o + j] = v[ao + j] * (x[o + j] - dot); }
@@ -53,8 +54,8 @@ fn bias_tanh(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroup
   if (e >= p.rows * p.cols) { return; }
   let r = e / p.cols;
   let j = e % p.cols;
-  let o = p.off + r * p.ld + j;
-  x[o] = tanh_(x[o] + v[p.v1_off + j]);
+  let o = p.off + r * p.ld + j + so(1u, g.z);
+  x[o] = tanh_(x[o] + v[p.v1_off + j + so(2u, g.z)]);
 }
 
 @compute @workgroup_size(64)
@@ -63,9 +64,10 @@ fn add_bias(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups
   if (e >= p.rows * p.cols) { return; }
   let r = e / p.cols;
   let j = e % p.cols;
-  let o = p.off + r * p.ld + j;
-  var s = v[p.v1_off + j];
-  if (p.two == 1u) { s += v[p.v2_off + j]; }
+  let o = p.off + r * p.ld + j + so(1u, g.z);
+  let vs = so(2u, g.z);
+  var s = v[p.v1_off + j + vs];
+  if (p.two == 1u) { s += v[p.v2_off + j + vs]; }
   x[o] += s;
 }
 
@@ -75,8 +77,8 @@ fn tanh_back(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroup
   if (e >= p.rows * p.cols) { return; }
   let r = e / p.cols;
   let j = e % p.cols;
-  let a = v[p.a_off + r * p.ld + j];
-  x[p.off + r * p.ld + j] *= 1.0 - a * a;
+  let a = v[p.a_off + r * p.ld + j + so(2u, g.z)];
+  x[p.off + r * p.ld + j + so(1u, g.z)] *= 1.0 - a * a;
 }
 
 // Here x is the output (`cols` values at `off`) and v the matrix (rows at a_off, stride ld).
@@ -85,7 +87,8 @@ fn col_sums(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups
   let j = index(g, nw);
   if (j >= p.cols) { return; }
   var s = 0.0;
-  for (var r = 0u; r < p.rows; r++) { s += v[p.a_off + r * p.ld + j]; }
-  let o = p.off + j;
+  let vs = p.a_off + so(2u, g.z);
+  for (var r = 0u; r < p.rows; r++) { s += v[vs + r * p.ld + j]; }
+  let o = p.off + j + so(1u, g.z);
   if (p.beta == 0.0) { x[o] = s; } else { x[o] = s + p.beta * x[o]; }
 }

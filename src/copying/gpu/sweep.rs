@@ -1,0 +1,182 @@
+//! Many seeds of one setting trained as one GPU run: each seed has its own weights, data,
+//! Adam state, evaluations and losses (the seeds lie along every dispatch's z), and one
+//! step steps them all. Each seed's run is the one `GpuTrainer` would train alone from that
+//! seed, summed in the same order. A seed that diverges stops (its update skipped, its
+//! series kept); the others go on.
+
+use super::device::Gpu;
+use super::model::GpuModel;
+use crate::copying::config::{AttentionMode, Config};
+use crate::copying::metrics::{ktiw_score, Evaluation};
+use crate::copying::model::Seq2Seq;
+use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
+use crate::copying::tasks::Batch;
+use crate::copying::train::Evaluations;
+use crate::run::{RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
+use crate::series::Series;
+use crate::settings::Settings;
+
+/// One seed of a sweep.
+struct Seed {
+    streams: Streams,
+    evaluations: Evaluations,
+    losses: Series<f32>,
+    /// Why it stopped, if it did.
+    stopped: Option<RunError>,
+}
+
+pub struct GpuSweep {
+    config: Config,
+    seeds: Vec<u64>,
+    model: Seq2Seq,
+    gpu: GpuModel,
+    runs: Vec<Seed>,
+    train_batches: Vec<Batch>, // (S) each seed's batch of the step
+    eval_batches: Vec<Batch>,  // (S) each seed's fixed evaluation batch
+    alpha_mean: Vec<f32>,      // (Be, Lt, Ls) scratch of the metrics
+    step: u64,
+}
+
+impl GpuSweep {
+    /// The runs of `config` with each seed of `seeds` (its own `seed` is not used), at step
+    /// 0 and evaluated; refused with kind `setting` or `backend` as `GpuTrainer::on`.
+    pub fn new(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
+        config.validate()?;
+        let uniform = config.attention == AttentionMode::Uniform;
+        let model = Seq2Seq::new(dims_of(&config), uniform);
+        let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
+        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, seeds.len())
+            .map_err(RunError::Backend)?;
+        let mut params = vec![0.0; model.layout.len];
+        let mut runs = Vec::with_capacity(seeds.len());
+        for (i, &seed) in seeds.iter().enumerate() {
+            let c = Config {
+                seed,
+                ..config.clone()
+            };
+            initialise(&model.layout, &mut params, seed);
+            gpu.load(i, &params);
+            runs.push(Seed {
+                streams: Streams::new(&c),
+                evaluations: Evaluations::new(&c),
+                losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
+                stopped: None,
+            });
+        }
+        let mut sweep = GpuSweep {
+            train_batches: (0..seeds.len())
+                .map(|_| Batch::new(b, config.length))
+                .collect(),
+            eval_batches: runs.iter().map(|r| r.streams.eval_batch.clone()).collect(),
+            alpha_mean: vec![0.0; be * l * l],
+            seeds: seeds.to_vec(),
+            step: 0,
+            config,
+            model,
+            gpu,
+            runs,
+        };
+        sweep.evaluate();
+        Ok(sweep)
+    }
+
+    /// One step of every seed; evaluates when the step count reaches a multiple of the
+    /// evaluation interval. A seed that diverges stops.
+    pub fn step(&mut self) {
+        for (run, batch) in self.runs.iter_mut().zip(&mut self.train_batches) {
+            run.streams.next_batch(batch);
+        }
+        let c = &self.config;
+        let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
+        let results = self.gpu.step(
+            &self.train_batches,
+            c.optimizer,
+            c.learning_rate,
+            self.step + 1,
+        );
+        for (run, r) in self.runs.iter_mut().zip(results) {
+            if run.stopped.is_some() {
+                continue;
+            }
+            if r.diverged {
+                let loss = if r.loss.is_finite() && r.loss <= limit {
+                    f32::NAN
+                } else {
+                    r.loss
+                };
+                run.stopped = Some(RunError::Diverged {
+                    step: self.step,
+                    loss,
+                });
+            } else {
+                run.losses.push(self.step + 1, r.loss);
+            }
+        }
+        self.step += 1;
+        if self.step.is_multiple_of(self.config.eval_every as u64) {
+            self.evaluate();
+        }
+    }
+
+    /// Evaluates every seed that is still training.
+    pub fn evaluate(&mut self) {
+        self.gpu.evaluate(&self.eval_batches);
+        for (i, run) in self.runs.iter_mut().enumerate() {
+            if run.stopped.is_some() {
+                continue;
+            }
+            let batch = &self.eval_batches[i];
+            let m = self.gpu.eval_maps(i);
+            let maps = Maps {
+                alpha: m.alpha,
+                beta: m.beta,
+                logp: m.logp,
+                loss: m.loss,
+                ktiw_score: ktiw_score(m.beta, batch),
+            };
+            let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
+            run.evaluations.record(&EvaluationPart {
+                evaluation,
+                lo: 0,
+                hi: batch.batch,
+                alpha: m.alpha,
+                beta: m.beta,
+            });
+        }
+    }
+
+    /// The seeds, in the order of every per-seed accessor.
+    pub fn seeds(&self) -> &[u64] {
+        &self.seeds
+    }
+
+    /// Updates applied so far (to every seed that has not stopped).
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    /// Seed `i`'s evaluations, oldest first.
+    pub fn history(&self, i: usize) -> &Series<Evaluation> {
+        self.runs[i].evaluations.history()
+    }
+
+    /// Seed `i`'s training losses, by step.
+    pub fn losses(&self, i: usize) -> &Series<f32> {
+        &self.runs[i].losses
+    }
+
+    /// Why seed `i` stopped, if it did.
+    pub fn stopped(&self, i: usize) -> Option<&RunError> {
+        self.runs[i].stopped.as_ref()
+    }
+
+    /// Seed `i`'s parameters (P,), read back.
+    pub fn params(&self, i: usize, out: &mut [f32]) {
+        self.gpu.read_params(i, out);
+    }
+
+    /// The model on its device.
+    pub fn model(&self) -> &GpuModel {
+        &self.gpu
+    }
+}
