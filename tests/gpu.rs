@@ -54,7 +54,9 @@ fn gradients_and_maps_equal_the_cpu_models() {
         let mut m = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform, 1).unwrap();
         m.load(0, &t.params);
         // lr 0: the update leaves the parameters as they were
-        let r = m.step(std::slice::from_ref(b), OptimizerKind::Adam, 0.0, 1)[0];
+        let r = m
+            .step(std::slice::from_ref(b), OptimizerKind::Adam, 0.0, 1)
+            .unwrap()[0];
         assert!(!r.diverged);
         assert!(
             (r.loss - loss).abs() <= 1e-5 * loss,
@@ -62,7 +64,7 @@ fn gradients_and_maps_equal_the_cpu_models() {
             r.loss
         );
         let mut got = vec![0.0; want.len()];
-        m.read_grads(0, &mut got);
+        m.read_grads(0, &mut got).unwrap();
         let mut worst = Vec::new();
         t.model.layout.ranges.visit(|name, range| {
             let d = rel_diff(&got[range.clone()], &want[range.clone()]);
@@ -80,7 +82,7 @@ fn gradients_and_maps_equal_the_cpu_models() {
         let mut probe = KtiwProbe::new(&t.model, b.batch, b.src_len, b.tgt_len);
         let mut beta = vec![0.0; b.batch * b.tgt_len * b.src_len];
         probe.run(&t.model, &p, &t.ws, b, &mut beta);
-        m.evaluate(std::slice::from_ref(b));
+        m.evaluate(std::slice::from_ref(b)).unwrap();
         let e = m.eval_maps(0);
         assert!(
             (e.loss - loss).abs() <= 1e-5 * loss,
@@ -165,7 +167,7 @@ fn seeds_batched_on_the_gpu_train_as_each_alone() {
     let seeds = [3, 4, 9];
     let mut sweep = GpuSweep::new(device.clone(), config.clone(), &seeds).unwrap();
     for _ in 0..15 {
-        sweep.step();
+        sweep.step().unwrap();
     }
     for (i, &seed) in seeds.iter().enumerate() {
         let c = Config {

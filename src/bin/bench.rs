@@ -173,7 +173,7 @@ fn gpu_table(quick: bool) {
         let mut sweep =
             GpuSweep::new(gpu.clone(), c.clone(), part).unwrap_or_else(|e| panic!("{e}"));
         for _ in 0..steps {
-            sweep.step();
+            sweep.step().unwrap_or_else(|e| panic!("{e}"));
         }
     }
     let secs = start.elapsed().as_secs_f64();

@@ -390,7 +390,7 @@ fn sweep_seeds(
             GpuSweep::new(gpu.clone(), config.clone(), part).map_err(|e| e.to_string())?;
         let start = Instant::now();
         for s in 0..steps {
-            sweep.step();
+            sweep.step().map_err(|e| e.to_string())?;
             if (s + 1) % 50 == 0 {
                 eprintln!("seeds {part:?}: step {:>4}", s + 1);
             }

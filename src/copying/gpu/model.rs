@@ -313,7 +313,7 @@ impl GpuModel {
     /// Evaluates each seed's current parameters on its evaluation batch (`batches`, one per
     /// seed, of the size the model was made for) and waits; [`GpuModel::eval_maps`] then
     /// reads each seed's maps.
-    pub fn evaluate(&mut self, batches: &[Batch]) {
+    pub async fn evaluate_async(&mut self, batches: &[Batch]) -> Result<(), String> {
         let e = &mut self.eval;
         assert_eq!(batches.len(), self.seeds, "one evaluation batch per seed");
         for (i, batch) in batches.iter().enumerate() {
@@ -350,10 +350,18 @@ impl GpuModel {
             for (x, w) in stats.iter_mut().zip(&mut words) {
                 *x = u32::from_le_bytes(w);
             }
-        });
+        })
+        .await?;
         for (l, st) in h.loss.iter_mut().zip(stats.chunks_exact(4)) {
             *l = f32::from_bits(st[0]);
         }
+        Ok(())
+    }
+
+    /// [`GpuModel::evaluate_async`], waited for.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn evaluate(&mut self, batches: &[Batch]) -> Result<(), String> {
+        super::device::block_on(self.evaluate_async(batches))
     }
 
     /// Seed `seed`'s maps of the last [`GpuModel::evaluate`].
@@ -400,18 +408,30 @@ impl GpuModel {
         q.write_buffer(&self.buf.adam_v, at, &zeros);
     }
 
-    /// Copies seed `seed`'s parameters into `out` (P,), waiting for the queue.
-    pub fn read_params(&self, seed: usize, out: &mut [f32]) {
-        self.read_part(&self.buf.params, seed, out);
+    /// Copies seed `seed`'s parameters into `out` (P,).
+    pub async fn read_params_async(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
+        self.read_part(&self.buf.params, seed, out).await
+    }
+
+    /// [`GpuModel::read_params_async`], waited for.
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn read_params(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
+        super::device::block_on(self.read_params_async(seed, out))
     }
 
     /// For tests: seed `seed`'s gradient (P,) of the last step (left as it was computed).
-    pub fn read_grads(&self, seed: usize, out: &mut [f32]) {
-        self.read_part(&self.buf.grads, seed, out);
+    #[cfg(not(target_arch = "wasm32"))]
+    pub fn read_grads(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
+        super::device::block_on(self.read_part(&self.buf.grads, seed, out))
     }
 
     /// Copies seed `seed`'s part (P,) of `src` into `out`.
-    fn read_part(&self, src: &wgpu::Buffer, seed: usize, out: &mut [f32]) {
+    async fn read_part(
+        &self,
+        src: &wgpu::Buffer,
+        seed: usize,
+        out: &mut [f32],
+    ) -> Result<(), String> {
         assert_eq!(out.len(), self.layout.len);
         let bytes = (out.len() * 4) as u64;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
@@ -421,19 +441,32 @@ impl GpuModel {
             for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
                 *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
             }
-        });
+        })
+        .await
     }
 
-    /// One training step of every seed on its batch (`batches`, one per seed): the update
-    /// `t` (from 1) of `kind` with learning rate `lr`, skipped for a seed whose step
-    /// diverges. Waits for the losses; returns each seed's.
+    /// [`GpuModel::step_async`], waited for.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn step(
         &mut self,
         batches: &[Batch],
         kind: OptimizerKind,
         lr: f32,
         t: u64,
-    ) -> &[StepResult] {
+    ) -> Result<&[StepResult], String> {
+        super::device::block_on(self.step_async(batches, kind, lr, t))
+    }
+
+    /// One training step of every seed on its batch (`batches`, one per seed): the update
+    /// `t` (from 1) of `kind` with learning rate `lr`, skipped for a seed whose step
+    /// diverges. Resolves with each seed's loss once it is read back.
+    pub async fn step_async(
+        &mut self,
+        batches: &[Batch],
+        kind: OptimizerKind,
+        lr: f32,
+        t: u64,
+    ) -> Result<&[StepResult], String> {
         let s = self.s;
         assert_eq!(batches.len(), self.seeds, "one batch per seed");
         for (i, batch) in batches.iter().enumerate() {
@@ -479,8 +512,9 @@ impl GpuModel {
                     diverged: word(4) != 0,
                 };
             }
-        });
-        &self.results
+        })
+        .await?;
+        Ok(&self.results)
     }
 }
 
@@ -513,15 +547,18 @@ fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, seed: usize, batch: &Batch, src_r
     }
 }
 
-/// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps.
-fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) {
-    let slice = buf.slice(..);
-    slice.map_async(wgpu::MapMode::Read, |r| {
-        r.expect("mapping a read-back buffer")
-    });
-    gpu.wait();
-    f(&slice.get_mapped_range().expect("a mapped read-back buffer"));
+/// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps; an error where the device
+/// is lost.
+async fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) -> Result<(), String> {
+    gpu.map_read(buf).await?;
+    let view = buf
+        .slice(..)
+        .get_mapped_range()
+        .map_err(|e| format!("reading from the GPU failed: {e}"))?;
+    f(&view);
+    drop(view);
     buf.unmap();
+    Ok(())
 }
 
 fn floats(xs: &[f32]) -> Vec<u8> {

@@ -76,24 +76,28 @@ impl GpuSweep {
             gpu,
             runs,
         };
-        sweep.evaluate();
+        sweep.evaluate()?;
         Ok(sweep)
     }
 
     /// One step of every seed; evaluates when the step count reaches a multiple of the
-    /// evaluation interval. A seed that diverges stops.
-    pub fn step(&mut self) {
+    /// evaluation interval. A seed that diverges stops; a device lost stops them all
+    /// (kind `backend`).
+    pub fn step(&mut self) -> Result<(), RunError> {
         for (run, batch) in self.runs.iter_mut().zip(&mut self.train_batches) {
             run.streams.next_batch(batch);
         }
         let c = &self.config;
         let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
-        let results = self.gpu.step(
-            &self.train_batches,
-            c.optimizer,
-            c.learning_rate,
-            self.step + 1,
-        );
+        let results = self
+            .gpu
+            .step(
+                &self.train_batches,
+                c.optimizer,
+                c.learning_rate,
+                self.step + 1,
+            )
+            .map_err(RunError::Backend)?;
         for (run, r) in self.runs.iter_mut().zip(results) {
             if run.stopped.is_some() {
                 continue;
@@ -114,13 +118,16 @@ impl GpuSweep {
         }
         self.step += 1;
         if self.step.is_multiple_of(self.config.eval_every as u64) {
-            self.evaluate();
+            self.evaluate()?;
         }
+        Ok(())
     }
 
     /// Evaluates every seed that is still training.
-    pub fn evaluate(&mut self) {
-        self.gpu.evaluate(&self.eval_batches);
+    pub fn evaluate(&mut self) -> Result<(), RunError> {
+        self.gpu
+            .evaluate(&self.eval_batches)
+            .map_err(RunError::Backend)?;
         for (i, run) in self.runs.iter_mut().enumerate() {
             if run.stopped.is_some() {
                 continue;
@@ -143,6 +150,7 @@ impl GpuSweep {
                 beta: m.beta,
             });
         }
+        Ok(())
     }
 
     /// The seeds, in the order of every per-seed accessor.
@@ -171,8 +179,8 @@ impl GpuSweep {
     }
 
     /// Seed `i`'s parameters (P,), read back.
-    pub fn params(&self, i: usize, out: &mut [f32]) {
-        self.gpu.read_params(i, out);
+    pub fn params(&self, i: usize, out: &mut [f32]) -> Result<(), RunError> {
+        self.gpu.read_params(i, out).map_err(RunError::Backend)
     }
 
     /// The model on its device.

@@ -2,7 +2,8 @@
 //! (the same settings, seeded data, series and evaluations), with each step's forward pass,
 //! backward pass and update done by `GpuModel`, and each evaluation's forward pass and KTIW
 //! probe too; its metrics are measured from the maps read back by the CPU run's own
-//! `Maps::measure`.
+//! `Maps::measure`. Everything that waits for the GPU is async (a browser delivers what it
+//! reads back through its event loop); natively the `Run` trait waits for it.
 
 use super::device::Gpu;
 use super::model::GpuModel;
@@ -12,7 +13,7 @@ use crate::copying::model::Seq2Seq;
 use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
 use crate::copying::tasks::Batch;
 use crate::copying::train::{EvaluationMaps, Evaluations};
-use crate::run::{check_weights, Run, RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
+use crate::run::{check_weights, RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::Settings;
 
@@ -33,24 +34,27 @@ pub struct GpuTrainer {
     updates: u64,
 }
 
+/// A device that failed under a run: the run cannot go on on this backend.
+fn lost(e: String) -> RunError {
+    RunError::Backend(e)
+}
+
 impl GpuTrainer {
     /// A fresh run of `config` on the machine's GPU, evaluated once at step 0; refused with
     /// kind `setting` for bad settings, `backend` where no GPU can train it.
-    pub fn new(config: Config) -> Result<GpuTrainer, RunError> {
+    pub async fn request(config: Config) -> Result<GpuTrainer, RunError> {
         config.validate()?;
-        let gpu = Gpu::new().map_err(RunError::Backend)?;
-        GpuTrainer::on(gpu, config)
+        let gpu = Gpu::request().await.map_err(RunError::Backend)?;
+        GpuTrainer::on_async(gpu, config).await
     }
 
-    /// A fresh run of `config` on `gpu`.
-    pub fn on(gpu: Gpu, config: Config) -> Result<GpuTrainer, RunError> {
+    /// A fresh run of `config` on `gpu`, evaluated once at step 0.
+    pub async fn on_async(gpu: Gpu, config: Config) -> Result<GpuTrainer, RunError> {
         config.validate()?;
         let uniform = config.attention == AttentionMode::Uniform;
         let model = Seq2Seq::new(dims_of(&config), uniform);
-        let (b, l) = (config.batch, config.src_len());
-        let be = config.eval_batch;
-        let gpu =
-            GpuModel::new(gpu, model.dims, b, be, l, uniform, 1).map_err(RunError::Backend)?;
+        let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
+        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, 1).map_err(lost)?;
         let mut t = GpuTrainer {
             alpha_mean: vec![0.0; be * l * l],
             evaluations: Evaluations::new(&config),
@@ -66,7 +70,7 @@ impl GpuTrainer {
             model,
             config,
         };
-        t.reset(None);
+        t.reset_async(None).await?;
         Ok(t)
     }
 
@@ -85,16 +89,138 @@ impl GpuTrainer {
         &self.gpu
     }
 
+    /// One training step on a fresh batch (`Run::step`); evaluates when one is due.
+    pub async fn step_async(&mut self) -> Result<f32, RunError> {
+        self.streams.next_batch(&mut self.train_batch);
+        let c = &self.config;
+        let batch = std::slice::from_ref(&self.train_batch);
+        let r = self
+            .gpu
+            .step_async(batch, c.optimizer, c.learning_rate, self.updates + 1)
+            .await
+            .map_err(lost)?[0];
+        if r.diverged {
+            let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
+            let loss = if r.loss.is_finite() && r.loss <= limit {
+                f32::NAN // the loss was fine: a gradient was not
+            } else {
+                r.loss
+            };
+            return Err(RunError::Diverged {
+                step: self.step,
+                loss,
+            });
+        }
+        self.synced = false;
+        self.updates += 1;
+        self.step += 1;
+        self.last_loss = r.loss;
+        self.losses.push(self.step, r.loss);
+        if self.step.is_multiple_of(self.config.eval_every as u64) {
+            self.evaluate_async().await?;
+        }
+        Ok(r.loss)
+    }
+
+    /// Evaluates the current parameters now (`Run::evaluate`).
+    pub async fn evaluate_async(&mut self) -> Result<Evaluation, RunError> {
+        let batch = &self.streams.eval_batch;
+        self.gpu
+            .evaluate_async(std::slice::from_ref(batch))
+            .await
+            .map_err(lost)?;
+        let m = self.gpu.eval_maps(0);
+        let maps = Maps {
+            alpha: m.alpha,
+            beta: m.beta,
+            logp: m.logp,
+            loss: m.loss,
+            ktiw_score: ktiw_score(m.beta, batch),
+        };
+        let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
+        self.evaluations.record(&EvaluationPart {
+            evaluation,
+            lo: 0,
+            hi: batch.batch,
+            alpha: m.alpha,
+            beta: m.beta,
+        });
+        Ok(evaluation)
+    }
+
+    /// Starts again from step 0, with the same seed or `seed` (`Run::reset`).
+    pub async fn reset_async(&mut self, seed: Option<u64>) -> Result<(), RunError> {
+        self.config.seed = seed.unwrap_or(self.config.seed);
+        initialise(&self.model.layout, &mut self.params, self.config.seed);
+        self.streams.start(&self.config);
+        self.step = 0;
+        self.restart().await
+    }
+
+    /// Saved weights as the state after `step` updates (`Run::load_params`): as the CPU
+    /// run, the optimiser's moments and the training batches start afresh.
+    pub async fn load_params_async(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
+        check_weights(self.params.len(), params)?;
+        self.params.copy_from_slice(params);
+        self.streams.restart_training(self.config.seed);
+        self.step = step;
+        self.restart().await
+    }
+
+    /// The parameters (P,) read back from the GPU (`Run::params`).
+    pub async fn params_async(&mut self) -> Result<&[f32], RunError> {
+        if !self.synced {
+            self.gpu
+                .read_params_async(0, &mut self.params)
+                .await
+                .map_err(lost)?;
+            self.synced = true;
+        }
+        Ok(&self.params)
+    }
+
+    /// Changes the learning rate from the next step on; a value out of range is refused.
+    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
+        let mut c = self.config.clone();
+        c.learning_rate = lr;
+        c.validate()?;
+        self.config = c;
+        Ok(())
+    }
+
     /// The GPU's parameters, loaded from the host copy: the optimiser and the series start
-    /// afresh.
-    fn restart(&mut self) {
+    /// afresh, with an evaluation.
+    async fn restart(&mut self) -> Result<(), RunError> {
         self.gpu.load(0, &self.params);
         self.synced = true;
         self.updates = 0;
         self.last_loss = f32::NAN;
         self.losses.clear();
         self.evaluations.clear();
-        self.evaluate();
+        self.evaluate_async().await?;
+        Ok(())
+    }
+
+    // What the run shows, on every target (`Run`'s accessors).
+
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    pub fn history(&self) -> &Series<Evaluation> {
+        self.evaluations.history()
+    }
+
+    pub fn losses(&self) -> &Series<f32> {
+        &self.losses
+    }
+
+    pub fn step_count(&self) -> u64 {
+        self.step
+    }
+
+    pub fn last_loss(&self) -> f32 {
+        self.last_loss
     }
 }
 
@@ -116,118 +242,76 @@ impl EvaluationMaps for GpuTrainer {
     }
 }
 
-impl Run for GpuTrainer {
-    type Config = Config;
-    type Evaluation = Evaluation;
+/// Natively a GPU run is driven as any run, each call waiting for the GPU.
+#[cfg(not(target_arch = "wasm32"))]
+mod native {
+    use super::*;
+    use crate::copying::gpu::device::block_on;
+    use crate::run::Run;
 
-    fn config(&self) -> &Config {
-        &self.config
-    }
-
-    fn step(&mut self) -> Result<f32, RunError> {
-        self.streams.next_batch(&mut self.train_batch);
-        let c = &self.config;
-        let batch = std::slice::from_ref(&self.train_batch);
-        let r = self
-            .gpu
-            .step(batch, c.optimizer, c.learning_rate, self.updates + 1)[0];
-        if r.diverged {
-            let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
-            let loss = if r.loss.is_finite() && r.loss <= limit {
-                f32::NAN // the loss was fine: a gradient was not
-            } else {
-                r.loss
-            };
-            return Err(RunError::Diverged {
-                step: self.step,
-                loss,
-            });
+    impl GpuTrainer {
+        /// A fresh run of `config` on the machine's GPU ([`GpuTrainer::request`]).
+        pub fn new(config: Config) -> Result<GpuTrainer, RunError> {
+            block_on(GpuTrainer::request(config))
         }
-        self.synced = false;
-        self.updates += 1;
-        self.step += 1;
-        self.last_loss = r.loss;
-        self.losses.push(self.step, r.loss);
-        if self.step.is_multiple_of(self.config.eval_every as u64) {
-            self.evaluate();
+
+        /// A fresh run of `config` on `gpu` ([`GpuTrainer::on_async`]).
+        pub fn on(gpu: Gpu, config: Config) -> Result<GpuTrainer, RunError> {
+            block_on(GpuTrainer::on_async(gpu, config))
         }
-        Ok(r.loss)
     }
 
-    fn evaluate(&mut self) -> Evaluation {
-        let batch = &self.streams.eval_batch;
-        self.gpu.evaluate(std::slice::from_ref(batch));
-        let m = self.gpu.eval_maps(0);
-        let maps = Maps {
-            alpha: m.alpha,
-            beta: m.beta,
-            logp: m.logp,
-            loss: m.loss,
-            ktiw_score: ktiw_score(m.beta, batch),
-        };
-        let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
-        self.evaluations.record(&EvaluationPart {
-            evaluation,
-            lo: 0,
-            hi: batch.batch,
-            alpha: m.alpha,
-            beta: m.beta,
-        });
-        *self.latest()
-    }
+    impl Run for GpuTrainer {
+        type Config = Config;
+        type Evaluation = Evaluation;
 
-    fn reset(&mut self, seed: Option<u64>) {
-        self.config.seed = seed.unwrap_or(self.config.seed);
-        initialise(&self.model.layout, &mut self.params, self.config.seed);
-        self.streams.start(&self.config);
-        self.step = 0;
-        self.restart();
-    }
-
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
-        let mut c = self.config.clone();
-        c.learning_rate = lr;
-        c.validate()?;
-        self.config = c;
-        Ok(())
-    }
-
-    fn params(&mut self) -> &[f32] {
-        if !self.synced {
-            self.gpu.read_params(0, &mut self.params);
-            self.synced = true;
+        fn config(&self) -> &Config {
+            &self.config
         }
-        &self.params
-    }
 
-    /// Saved weights: as the CPU run, the optimiser's moments and the training batches
-    /// start afresh.
-    fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
-        check_weights(self.params.len(), params)?;
-        self.params.copy_from_slice(params);
-        self.streams.restart_training(self.config.seed);
-        self.step = step;
-        self.restart();
-        Ok(())
-    }
+        fn step(&mut self) -> Result<f32, RunError> {
+            block_on(self.step_async())
+        }
 
-    fn history(&self) -> &Series<Evaluation> {
-        self.evaluations.history()
-    }
+        /// Panics where the device is lost (natively, nothing else can go on).
+        fn evaluate(&mut self) -> Evaluation {
+            block_on(self.evaluate_async()).unwrap_or_else(|e| panic!("{e}"))
+        }
 
-    fn losses(&self) -> &Series<f32> {
-        &self.losses
-    }
+        fn reset(&mut self, seed: Option<u64>) {
+            block_on(self.reset_async(seed)).unwrap_or_else(|e| panic!("{e}"));
+        }
 
-    fn step_count(&self) -> u64 {
-        self.step
-    }
+        fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
+            GpuTrainer::set_learning_rate(self, lr)
+        }
 
-    fn last_loss(&self) -> f32 {
-        self.last_loss
-    }
+        fn params(&mut self) -> &[f32] {
+            block_on(self.params_async()).unwrap_or_else(|e| panic!("{e}"))
+        }
 
-    fn heads(&self) -> usize {
-        self.config.heads
+        fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), RunError> {
+            block_on(self.load_params_async(params, step))
+        }
+
+        fn history(&self) -> &Series<Evaluation> {
+            self.evaluations.history()
+        }
+
+        fn losses(&self) -> &Series<f32> {
+            &self.losses
+        }
+
+        fn step_count(&self) -> u64 {
+            self.step
+        }
+
+        fn last_loss(&self) -> f32 {
+            self.last_loss
+        }
+
+        fn heads(&self) -> usize {
+            self.config.heads
+        }
     }
 }
