@@ -5,7 +5,7 @@
 //! buffer and the `Run` trait are the crate's.
 
 pub mod config;
-#[cfg(not(target_arch = "wasm32"))]
+#[cfg(any(not(target_arch = "wasm32"), feature = "webgpu"))]
 pub mod gpu;
 pub mod metrics;
 pub mod model;

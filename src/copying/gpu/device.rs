@@ -4,9 +4,8 @@
 //! natively waits on the device and in a browser resolves from the event loop. Natively
 //! `block_on` drives these futures to the end.
 
-use std::future::Future;
 use std::sync::{Arc, Mutex};
-use std::task::{Context, Poll, Waker};
+use std::task::{Poll, Waker};
 
 /// A device to train on (a clone shares it: runs of one process train on one device).
 #[derive(Clone)]
@@ -126,9 +125,9 @@ impl Gpu {
 /// Drives a future that needs no other task to make progress (wgpu's native requests and
 /// mappings, which complete while the device is polled).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn block_on<F: Future>(future: F) -> F::Output {
+pub fn block_on<F: std::future::Future>(future: F) -> F::Output {
     let mut future = std::pin::pin!(future);
-    let mut cx = Context::from_waker(Waker::noop());
+    let mut cx = std::task::Context::from_waker(Waker::noop());
     loop {
         if let Poll::Ready(v) = future.as_mut().poll(&mut cx) {
             return v;

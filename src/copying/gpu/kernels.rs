@@ -469,6 +469,7 @@ fn copy_params(
 /// The device's multiply-add rate in GFLOP/s (2 FLOP each), as a long run of independent
 /// register multiply-adds in 256 × 4,096 threads reaches it: the peak a step is measured
 /// against (the best of 5 timings).
+#[cfg(not(target_arch = "wasm32"))]
 pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
     let (threads, iters) = (256 * 4096, 4096u32);
     let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
@@ -517,6 +518,7 @@ impl Recording {
     }
 
     /// Submits the list `times` times and waits: seconds taken.
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn time(&self, gpu: &Gpu, kernels: &Kernels, times: usize) -> f64 {
         let start = std::time::Instant::now();
         for _ in 0..times {

@@ -378,11 +378,13 @@ impl GpuModel {
 
     /// Seconds of `times` steps' dispatches on the current contents, submitted back to
     /// back with no read-back between them (the step's GPU time, for the benchmark).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn time_steps(&self, times: usize) -> f64 {
         self.step.time(&self.gpu, &self.kernels, times)
     }
 
     /// The device's multiply-add peak (kernels::peak_gflops).
+    #[cfg(not(target_arch = "wasm32"))]
     pub fn peak_gflops(&self) -> f64 {
         super::kernels::peak_gflops(&self.gpu, &self.kernels)
     }
