@@ -53,7 +53,7 @@ impl LabView for Trainer {
         snap: &Object,
         new_history: bool,
     ) -> Result<Vec<JsValue>, JsError> {
-        view(self, request, snap, new_history)
+        view(self, self.config().heads, request, snap, new_history)
     }
 
     fn set_live(&mut self, config: &Config) -> Result<(), RunError> {
@@ -138,15 +138,15 @@ fn number(request: &JsValue, key: &str, default: f64) -> f64 {
 /// The lab's part of a snapshot: the selected evaluation sequence's `α` (of the selected
 /// head, or averaged), `β`, each head's `α` with several heads, its tokens and alignment;
 /// with a new history, if asked, the whole evaluation batch's maps (`evaluationMaps`). Of
-/// any backend's run of the lab.
-fn view<T: Run<Config = Config> + EvaluationMaps>(
+/// any backend's run of the lab, of `heads` heads.
+pub(super) fn view<T: EvaluationMaps>(
     t: &T,
+    heads: usize,
     request: &JsValue,
     snap: &Object,
     new_history: bool,
 ) -> Result<Vec<JsValue>, JsError> {
     let b = t.eval_batch();
-    let heads = t.config().heads;
     let seq = number(request, "seq", 0.0).clamp(0.0, (b.batch - 1) as f64) as usize;
     let head = number(request, "head", -1.0);
     let head = if head >= 0.0 && (head as usize) < heads && head.fract() == 0.0 {

@@ -8,7 +8,8 @@
 use super::js::{
     get, history, losses, presets_of, refusal, run_error, set, settings_of, to_js, transfer_list,
 };
-use crate::run::{check_weights, Run, RunError};
+use crate::run::{check_weights, Metrics, Run, RunError};
+use crate::series::Series;
 use crate::settings::{Field, Fields, Settings, SettingsError};
 use js_sys::{Array, Object};
 use wasm_bindgen::prelude::*;
@@ -123,22 +124,18 @@ where
     }
 
     fn snapshot(&self, request: &JsValue) -> Result<(Object, Array, u64), JsError> {
-        let snap = Object::new();
-        set(&snap, "lab", &R::LAB.into())?;
-        set(&snap, "step", &(self.step_count() as f64).into())?;
-        set(&snap, "loss", &Run::last_loss(self).into())?;
-        set(&snap, "workers", &(LabView::workers(self) as f64).into())?;
-        set(&snap, "config", &to_js(Run::config(self))?)?;
-        let version = Run::history(self).version();
-        let new_history = get(request, "history").as_f64() != Some(version as f64);
-        let mut arrays = self.view(request, &snap, new_history)?;
-        if new_history {
-            let (history, columns) = history(Run::history(self), self.heads())?;
-            set(&snap, "history", &history)?;
-            arrays.extend(columns);
-        }
-        let transfer = transfer_list(&arrays.iter().collect::<Vec<_>>());
-        Ok((snap, transfer, version))
+        let shown = Shown {
+            lab: R::LAB,
+            step: self.step_count(),
+            loss: Run::last_loss(self),
+            workers: LabView::workers(self),
+            config: to_js(Run::config(self))?,
+            history: Run::history(self),
+            heads: self.heads(),
+        };
+        snapshot_of(&shown, request, |snap, new_history| {
+            self.view(request, snap, new_history)
+        })
     }
 
     fn history(&self) -> Result<Object, JsError> {
@@ -173,6 +170,45 @@ where
     fn parallel_ref(&self) -> Option<&dyn ParallelRun> {
         LabView::parallel_ref(self)
     }
+}
+
+/// What every run shows in its snapshot, whatever drives it (a `Run`, or a GPU run that
+/// steps asynchronously).
+pub struct Shown<'a, E: Metrics> {
+    pub lab: &'static str,
+    pub step: u64,
+    pub loss: f32,
+    pub workers: usize,
+    pub config: JsValue,
+    pub history: &'a Series<E>,
+    pub heads: usize,
+}
+
+/// The snapshot object (see `LabRun::snapshot`): what `shown` holds, the lab's part from
+/// `view` (given the object and whether the history is new to the page), and the history
+/// unless `request.history` is its version; with its typed arrays to transfer, and that
+/// version.
+pub fn snapshot_of<E: Metrics>(
+    shown: &Shown<E>,
+    request: &JsValue,
+    view: impl FnOnce(&Object, bool) -> Result<Vec<JsValue>, JsError>,
+) -> Result<(Object, Array, u64), JsError> {
+    let snap = Object::new();
+    set(&snap, "lab", &shown.lab.into())?;
+    set(&snap, "step", &(shown.step as f64).into())?;
+    set(&snap, "loss", &shown.loss.into())?;
+    set(&snap, "workers", &(shown.workers as f64).into())?;
+    set(&snap, "config", &shown.config)?;
+    let version = shown.history.version();
+    let new_history = get(request, "history").as_f64() != Some(version as f64);
+    let mut arrays = view(&snap, new_history)?;
+    if new_history {
+        let (history, columns) = history(shown.history, shown.heads)?;
+        set(&snap, "history", &history)?;
+        arrays.extend(columns);
+    }
+    let transfer = transfer_list(&arrays.iter().collect::<Vec<_>>());
+    Ok((snap, transfer, version))
 }
 
 /// `config` with its live field `key` set to `value` (checked): a field that is not live,

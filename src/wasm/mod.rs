@@ -8,6 +8,8 @@
 //! lab in `lab.rs`, each lab's own translation in its own file.
 
 mod copying;
+#[cfg(feature = "webgpu")]
+pub mod gpu;
 pub(crate) mod js;
 mod lab;
 mod sparse;
@@ -168,16 +170,7 @@ impl WasmTrainer {
     /// returns the version of the history it carries (or the one it left out).
     #[wasm_bindgen(js_name = postSnapshot)]
     pub fn post_snapshot(&self, request: JsValue, fields: &Object) -> Result<f64, JsError> {
-        let (snap, transfer, version) = self.full_snapshot(&request)?;
-        Object::assign(&snap, fields);
-        let scope: web_sys::DedicatedWorkerGlobalScope =
-            js_sys::global().dyn_into().map_err(|_| {
-                JsError::new("postSnapshot: this module does not run in a dedicated worker")
-            })?;
-        scope
-            .post_message_with_transfer(&snap, &transfer)
-            .map_err(|_| JsError::new("postSnapshot: the snapshot could not be posted"))?;
-        Ok(version as f64)
+        post(self.full_snapshot(&request)?, fields)
     }
 
     /// The run's evaluations as columns: `{ version, stride, recentFrom, step: Float64Array,
@@ -289,6 +282,20 @@ impl WasmTrainer {
         set(&snap, "memory", &memory_bytes().into())?;
         Ok((snap, transfer, version))
     }
+}
+
+/// Posts a snapshot (`snap`, its typed arrays' buffers `transfer`, its history's version)
+/// with the fields of `fields` added, from the worker this module runs in to the page;
+/// returns the version.
+fn post((snap, transfer, version): (Object, Array, u64), fields: &Object) -> Result<f64, JsError> {
+    Object::assign(&snap, fields);
+    let scope: web_sys::DedicatedWorkerGlobalScope = js_sys::global().dyn_into().map_err(|_| {
+        JsError::new("postSnapshot: this module does not run in a dedicated worker")
+    })?;
+    scope
+        .post_message_with_transfer(&snap, &transfer)
+        .map_err(|_| JsError::new("postSnapshot: the snapshot could not be posted"))?;
+    Ok(version as f64)
 }
 
 /// A helper of a data-parallel run: replica `index` (from 1) of `count`, on its share of
