@@ -8,12 +8,13 @@
 mod common;
 
 use attention_playground::copying::config::Config;
-use attention_playground::copying::gpu::{Gpu, GpuModel, GpuSweep, GpuTrainer};
+use attention_playground::copying::gpu::device::block_on;
+use attention_playground::copying::gpu::{max_seeds, Gpu, GpuModel, GpuSweep, GpuTrainer};
 use attention_playground::copying::metrics::{Evaluation, KtiwProbe};
 use attention_playground::copying::model::params::TENSOR_NAMES;
 use attention_playground::copying::train::Trainer;
 use attention_playground::optim::OptimizerKind;
-use attention_playground::run::{Metrics, Run};
+use attention_playground::run::{Metrics, Run, RunError};
 use common::tiny;
 
 /// The machine's GPU, or `None` (with the reason printed) where there is none.
@@ -51,7 +52,8 @@ fn gradients_and_maps_equal_the_cpu_models() {
         let (loss, want) = t.gradient();
         let b = &t.batch;
         let dims = t.model.dims;
-        let mut m = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform, 1).unwrap();
+        let made = GpuModel::new(device, dims, b.batch, b.batch, b.src_len, uniform, 1);
+        let mut m = block_on(made).unwrap();
         m.load(0, &t.params);
         // lr 0: the update leaves the parameters as they were
         let r = m
@@ -206,4 +208,36 @@ fn seeds_batched_on_the_gpu_train_as_each_alone() {
             );
         }
     }
+}
+
+/// A divergence leaves the parameters as they were and stops the run (its later steps
+/// diverge too, updating nothing) until weights are loaded; then it trains again.
+#[test]
+fn a_diverged_gpu_run_stays_stopped_until_weights_are_loaded() {
+    let Some(device) = gpu() else { return };
+    let config = common::reference_config();
+    let mut t = GpuTrainer::on(device, config).unwrap();
+    let sane = t.params().to_vec();
+    let huge: Vec<f32> = sane.iter().map(|x| x * 1e4).collect();
+    t.load_params(&huge, 0).unwrap();
+    for _ in 0..3 {
+        assert!(matches!(t.step(), Err(RunError::Diverged { step: 0, .. })));
+    }
+    assert_eq!(t.params(), &huge[..], "a diverged step updated the weights");
+    t.load_params(&sane, 0).unwrap();
+    assert!(t.step().is_ok());
+    assert_eq!(t.step_count(), 1);
+}
+
+/// However many seeds the limits allow, a dispatch stays within 65,535 workgroups; more
+/// seeds than that are refused with a message, not a panic.
+#[test]
+fn seeds_at_once_stay_within_a_dispatchs_workgroups() {
+    let Some(device) = gpu() else { return };
+    let t = tiny(false, 1, false, 1);
+    let n = max_seeds(&device, t.model.dims, 1024, 50, t.batch.src_len);
+    assert!((1..=63).contains(&n), "{n} seeds of batches of 1024");
+    let made = GpuModel::new(device, t.model.dims, 1024, 50, t.batch.src_len, false, 64);
+    let e = block_on(made).err().expect("64 × 1024 workgroups refused");
+    assert!(e.contains("65535 workgroups"), "{e}");
 }

@@ -379,15 +379,26 @@ fn sweep_seeds(
     seeds: &[u64],
     steps: u64,
 ) -> Result<Vec<(u64, SeedRun)>, String> {
+    use attention_playground::copying::gpu::model::OUT_OF_MEMORY;
     use attention_playground::copying::gpu::{max_seeds, GpuSweep};
     use attention_playground::copying::parallel::dims_of;
     let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
-    let chunk = max_seeds(gpu, dims_of(config), b, be, l);
+    let mut chunk = max_seeds(gpu, dims_of(config), b, be, l);
     let mut out = Vec::new();
-    for part in seeds.chunks(chunk) {
+    let mut rest = seeds;
+    while !rest.is_empty() {
+        let part = &rest[..chunk.min(rest.len())];
+        let mut sweep = match GpuSweep::new(gpu.clone(), config.clone(), part) {
+            Ok(s) => s,
+            // Too many seeds for the device's memory: half as many at once.
+            Err(e) if e.to_string().starts_with(OUT_OF_MEMORY) && part.len() > 1 => {
+                chunk = part.len() / 2;
+                continue;
+            }
+            Err(e) => return Err(e.to_string()),
+        };
+        rest = &rest[part.len()..];
         eprintln!("seeds {part:?} batched on the GPU");
-        let mut sweep =
-            GpuSweep::new(gpu.clone(), config.clone(), part).map_err(|e| e.to_string())?;
         let start = Instant::now();
         for s in 0..steps {
             sweep.step().map_err(|e| e.to_string())?;

@@ -38,9 +38,13 @@ impl Gpu {
             .await
             .map_err(|e| format!("no GPU adapter: {e}"))?;
         let have = adapter.limits();
+        // At most 2³¹ − 1 bytes a buffer: some backends check bindings only to 4 GiB (Metal
+        // would read zeros beyond), and the kernels index in 32 bits.
         let limits = wgpu::Limits {
-            max_storage_buffer_binding_size: have.max_storage_buffer_binding_size,
-            max_buffer_size: have.max_buffer_size,
+            max_storage_buffer_binding_size: have
+                .max_storage_buffer_binding_size
+                .min(i32::MAX as _),
+            max_buffer_size: have.max_buffer_size.min(i32::MAX as _),
             ..wgpu::Limits::default()
         };
         let (device, queue) = adapter

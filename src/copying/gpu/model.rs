@@ -12,7 +12,8 @@ use crate::optim::OptimizerKind;
 use crate::run::DIVERGED_FACTOR;
 
 /// What a step reports: the mean training loss, and whether it diverged (a loss that is not
-/// finite or above the limit, or a gradient that is not finite; the update was skipped).
+/// finite or above the limit, or a gradient that is not finite, at this step or an earlier
+/// one since the weights were loaded: the update was skipped).
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StepResult {
     pub loss: f32,
@@ -20,21 +21,39 @@ pub struct StepResult {
 }
 
 /// How many seeds of a model of `dims` (batches of `batch`, evaluation batches of
-/// `eval_batch`, source length `src_len`) one device trains at once: its largest buffer
-/// within the device's largest binding (at least 1; a single seed too large for the device
-/// is refused by [`GpuModel::new`]).
+/// `eval_batch`, source length `src_len`) one device trains at once by its limits: each
+/// seed's part of its largest buffer and the evaluation's read-back within the largest
+/// buffer, and a dispatch's `batch × seeds` workgroups within 65,535 (at least 1; a single
+/// seed too large is refused by [`GpuModel::new`], and so is a chunk too large for the
+/// device's memory, which the limits do not tell).
 pub fn max_seeds(gpu: &Gpu, dims: Dims, batch: usize, eval_batch: usize, src_len: usize) -> usize {
     let p = Layout::new(dims).len;
+    let e = Sizes::new(dims, eval_batch, src_len);
     let largest = [batch, eval_batch]
         .into_iter()
         .map(|b| Sizes::new(dims, b, src_len).largest())
-        .chain([p, PROBE_CHUNK])
+        .chain([p, PROBE_CHUNK, e.read_back()])
         .max()
         .expect("sizes");
-    (gpu.limits.max_storage_buffer_binding_size as usize / (largest * 4)).max(1)
+    let by_size = gpu.limits.max_storage_buffer_binding_size as usize / (largest * 4);
+    let by_grid = MAX_GROUPS / batch.max(eval_batch);
+    by_size.min(by_grid).max(1)
 }
 
+/// How a model that does not fit the device's memory is refused (the start of the message).
+pub const OUT_OF_MEMORY: &str = "the GPU has too little memory for this model";
+
+/// The most workgroups a dispatch has along one dimension.
+const MAX_GROUPS: usize = 65_535;
+
 impl Sizes {
+    /// Values an evaluation of this batch reads back per seed: α, log-probabilities, β and
+    /// the stats.
+    fn read_back(&self) -> usize {
+        let tt = self.t * self.t;
+        self.k * self.b * tt + self.n * self.nt + self.b * tt + 4
+    }
+
     /// The most values one seed's part of a buffer of this batch holds.
     fn largest(&self) -> usize {
         let Sizes {
@@ -207,13 +226,18 @@ impl EvalPass {
         let per = (PROBE_CHUNK / (tt * nt))
             .clamp(1, (65_535 * 16) / tt)
             .min(s.b);
+        let max = gpu.limits.max_buffer_size as usize;
         let make = |name: &str, len: usize, usage: wgpu::BufferUsages| {
-            gpu.device.create_buffer(&wgpu::BufferDescriptor {
+            let bytes = len.max(4) * 4 * seeds;
+            if bytes > max {
+                return Err(too_large(max, seeds, name, bytes));
+            }
+            Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(name),
-                size: (len.max(4) * 4 * seeds) as u64,
+                size: bytes as u64,
                 usage,
                 mapped_at_creation: false,
-            })
+            }))
         };
         use wgpu::BufferUsages as U;
         let st = U::STORAGE | U::COPY_SRC;
@@ -225,11 +249,11 @@ impl EvalPass {
         };
         let out_len = (host.alpha.len() + host.logp.len() + host.beta.len()) / seeds + 4;
         let mut pass = EvalPass {
-            u: make("u", n * h, st),
-            v: make("v", s.b * t * h, st),
-            plogits: make("probe logits", per * tt * nt, st),
-            beta: make("beta", s.b * tt, st),
-            out: make("evaluation out", out_len, U::MAP_READ | U::COPY_DST),
+            u: make("u", n * h, st)?,
+            v: make("v", s.b * t * h, st)?,
+            plogits: make("probe logits", per * tt * nt, st)?,
+            beta: make("beta", s.b * tt, st)?,
+            out: make("evaluation out", out_len, U::MAP_READ | U::COPY_DST)?,
             rec: Recording::default(),
             src_rev: vec![0; t * s.b],
             host,
@@ -260,7 +284,31 @@ impl GpuModel {
     /// Buffers and the recorded step of a model of `dims` for batches of `batch` sequences
     /// of source length `src_len`; `uniform` forces `α` uniform. An error where a buffer
     /// passes the device's limits.
-    pub fn new(
+    pub async fn new(
+        gpu: Gpu,
+        dims: Dims,
+        batch: usize,
+        eval_batch: usize,
+        src_len: usize,
+        uniform: bool,
+        seeds: usize,
+    ) -> Result<GpuModel, String> {
+        if batch.max(eval_batch) * seeds > MAX_GROUPS {
+            return Err(format!(
+                "{seeds} seeds of batches of {} sequences pass a GPU dispatch's {MAX_GROUPS} \
+                 workgroups: train fewer seeds at once",
+                batch.max(eval_batch)
+            ));
+        }
+        let scope = gpu.device.push_error_scope(wgpu::ErrorFilter::OutOfMemory);
+        let made = GpuModel::make(gpu, dims, batch, eval_batch, src_len, uniform, seeds);
+        if let Some(e) = scope.pop().await {
+            return Err(format!("{OUT_OF_MEMORY}: {e}"));
+        }
+        made
+    }
+
+    fn make(
         gpu: Gpu,
         dims: Dims,
         batch: usize,
@@ -399,10 +447,12 @@ impl GpuModel {
         self.seeds
     }
 
-    /// Replaces seed `seed`'s parameters (P,) and clears its optimiser's moments.
+    /// Replaces seed `seed`'s parameters (P,) and clears its optimiser's moments and its
+    /// divergence.
     pub fn load(&self, seed: usize, params: &[f32]) {
         assert_eq!(params.len(), self.layout.len);
         let q = &self.gpu.queue;
+        q.write_buffer(&self.buf.stats, (seed * 16) as u64, &[0u8; 16]);
         let at = (seed * params.len() * 4) as u64;
         q.write_buffer(&self.buf.params, at, &floats(params));
         let zeros = vec![0u8; params.len() * 4];
@@ -499,7 +549,6 @@ impl GpuModel {
         ];
         q.write_buffer(&self.adam, 0, &words(&adam));
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.clear_buffer(&self.buf.stats, 0, None);
         enc.clear_buffer(&self.buf.grads, 0, None);
         self.step.encode(&self.kernels, &mut enc);
         let bytes = self.buf.stats.size();
@@ -511,13 +560,23 @@ impl GpuModel {
                 let word = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
                 *r = StepResult {
                     loss: f32::from_bits(word(0)),
-                    diverged: word(4) != 0,
+                    diverged: word(4) != 0 || word(8) != 0,
                 };
             }
         })
         .await?;
         Ok(&self.results)
     }
+}
+
+/// The refusal of a buffer of `bytes` past the device's largest, `max`.
+fn too_large(max: usize, seeds: usize, name: &str, bytes: usize) -> String {
+    format!(
+        "the GPU's largest buffer is {} MiB; {seeds} seed(s) of this model need {} MiB for \
+         {name}: use fewer seeds at once, fewer sequences per batch or a smaller width",
+        max >> 20,
+        bytes >> 20
+    )
 }
 
 /// Part `seed` of `seeds` equal parts of `v`.
@@ -595,13 +654,7 @@ impl Buffers {
         let make = |name: &str, len: usize, extra: wgpu::BufferUsages| {
             let bytes = len.max(4) * 4 * seeds;
             if bytes > max {
-                return Err(format!(
-                    "the GPU's largest buffer is {} MiB; {seeds} seeds of this model need {} \
-                     MiB for {name}: use fewer seeds at once, fewer sequences per batch or a \
-                     smaller width",
-                    max >> 20,
-                    bytes >> 20
-                ));
+                return Err(too_large(max, seeds, name, bytes));
             }
             Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
                 label: Some(name),

@@ -4,7 +4,7 @@
 //! seed, summed in the same order. A seed that diverges stops (its update skipped, its
 //! series kept); the others go on.
 
-use super::device::Gpu;
+use super::device::{block_on, Gpu};
 use super::model::GpuModel;
 use crate::copying::config::{AttentionMode, Config};
 use crate::copying::metrics::{ktiw_score, Evaluation};
@@ -39,14 +39,23 @@ pub struct GpuSweep {
 
 impl GpuSweep {
     /// The runs of `config` with each seed of `seeds` (its own `seed` is not used), at step
-    /// 0 and evaluated; refused with kind `setting` or `backend` as `GpuTrainer::on`.
+    /// 0 and evaluated; refused with kind `setting` or `backend` as `GpuTrainer::on` (a chunk
+    /// too large for the device's memory: a message that starts with `OUT_OF_MEMORY`).
     pub fn new(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
         config.validate()?;
         let uniform = config.attention == AttentionMode::Uniform;
         let model = Seq2Seq::new(dims_of(&config), uniform);
         let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
-        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, seeds.len())
-            .map_err(RunError::Backend)?;
+        let gpu = block_on(GpuModel::new(
+            gpu,
+            model.dims,
+            b,
+            be,
+            l,
+            uniform,
+            seeds.len(),
+        ))
+        .map_err(RunError::Backend)?;
         let mut params = vec![0.0; model.layout.len];
         let mut runs = Vec::with_capacity(seeds.len());
         for (i, &seed) in seeds.iter().enumerate() {

@@ -54,7 +54,9 @@ impl GpuTrainer {
         let uniform = config.attention == AttentionMode::Uniform;
         let model = Seq2Seq::new(dims_of(&config), uniform);
         let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
-        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, 1).map_err(lost)?;
+        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, 1)
+            .await
+            .map_err(lost)?;
         let mut t = GpuTrainer {
             alpha_mean: vec![0.0; be * l * l],
             evaluations: Evaluations::new(&config),

@@ -1,5 +1,5 @@
 // One optimiser update of the flat parameters (P,) from the gradient (P,), skipped as a
-// whole when stats[1] says the step diverged. Adam as PyTorch (m, v (P,) its moments;
+// whole when stats[2] says the seed diverged (at this step or before). Adam as PyTorch (m, v (P,) its moments;
 // `step` = lr / (1 − β1ᵗ), `inv_sqrt_bc2` = 1 / √(1 − β2ᵗ)); plain SGD when `sgd` is 1.
 struct P {
   count: u32, sgd: u32, _0: u32, _1: u32,
@@ -18,7 +18,7 @@ struct P {
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let e = g.x + g.y * nw.x * 64u;
   let sd = g.z;
-  if (e >= p.count || stats[so(5u, sd) + 1u] != 0u) { return; }
+  if (e >= p.count || stats[so(5u, sd) + 2u] != 0u) { return; }
   let i = e + so(1u, sd);
   let gr = grads[e + so(2u, sd)];
   if (p.sgd == 1u) {

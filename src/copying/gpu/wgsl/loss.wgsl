@@ -2,8 +2,10 @@
 //   nll:    logits (N, NT) → log-probabilities in place; nll (N,) of each row's target; and
 //           dlogits (N, NT) = (softmax − onehot(target)) / N, one thread per row.
 //   reduce: loss = Σ nll / N into stats[0] (its bits), and stats[1] = 1 when the loss is not
-//           finite or above `limit` (a diverged run), one workgroup per seed.
+//           finite or above `limit` (a diverged step), else 0; one workgroup per seed.
 //   check:  stats[1] = 1 when a gradient value is not finite, one thread per value.
+// A diverged step also sets stats[2], which nothing but loading weights clears: a seed
+// that diverged stays stopped (the update skips it) while the others train on.
 struct P {
   rows: u32, nt: u32, tok_off: u32, count: u32,
   inv_n: f32, limit: f32, _0: u32, _1: u32,
@@ -59,7 +61,9 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
     let loss = part[0] * p.inv_n;
     let st = so(2u, sd);
     stats[st] = bitcast<u32>(loss);
-    if (not_finite(loss) || loss > p.limit) { stats[st + 1u] = 1u; }
+    let bad = not_finite(loss) || loss > p.limit;
+    stats[st + 1u] = select(0u, 1u, bad);
+    if (bad) { stats[st + 2u] = 1u; }
   }
 }
 #endif
@@ -71,6 +75,9 @@ fn main(@builtin(local_invocation_index) l: u32, @builtin(workgroup_id) wg: vec3
 fn main(@builtin(global_invocation_id) g: vec3<u32>, @builtin(num_workgroups) nw: vec3<u32>) {
   let i = g.x + g.y * nw.x * 64u;
   if (i >= p.count) { return; }
-  if (not_finite(grads[i + so(1u, g.z)])) { atomicStore(&stats[so(2u, g.z) + 1u], 1u); }
+  if (not_finite(grads[i + so(1u, g.z)])) {
+    atomicStore(&stats[so(2u, g.z) + 1u], 1u);
+    atomicStore(&stats[so(2u, g.z) + 2u], 1u);
+  }
 }
 #endif
