@@ -75,12 +75,12 @@ ensure_torch() {
   fi
 }
 
-# RUSTFLAGS of each wasm kernel build.
+# RUSTFLAGS of each wasm kernel build (webgpu: the relaxed-SIMD build with the GPU backend).
 flags_of() {
   case "$1" in
     scalar) echo "" ;;
     simd128) echo "-C target-feature=+simd128" ;;
-    relaxed-simd) echo "-C target-feature=+simd128,+relaxed-simd" ;;
+    relaxed-simd | webgpu) echo "-C target-feature=+simd128,+relaxed-simd" ;;
     *) echo "unknown variant $1" >&2; return 1 ;;
   esac
 }

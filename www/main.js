@@ -6,7 +6,7 @@
 // address bar.
 // Data flows one way: settings (store) → runs → snapshots → figures.
 
-import { detectVariant, VARIANTS } from './training/variant.js';
+import { detectVariant, VARIANTS, BACKENDS } from './training/variant.js';
 import { compile, instantiate } from './training/wasm.js';
 import { LABS, DEFAULT_LAB } from './labs/index.js';
 import { Store } from './state/store.js';
@@ -33,6 +33,8 @@ const forced = params.get('variant');
 const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
   ? /** @type {import('./training/variant.js').Variant} */ (forced)
   : detectVariant();
+/** Where runs may train (the link's `backend`; a bad one is reported by the store). */
+const backendAsked = BACKENDS.includes(params.get('backend') ?? '') ? /** @type {string} */ (params.get('backend')) : 'auto';
 const labName = params.get('lab') ?? DEFAULT_LAB;
 const lab = Object.hasOwn(LABS, labName) ? LABS[labName] : LABS[DEFAULT_LAB];
 /** What of the link is ignored before the store reads it. */
@@ -41,19 +43,68 @@ const parts = hiddenParts(embedded, params.get('hide'), lab);
 problems.push(...parts.problems);
 const cores = navigator.hardwareConcurrency || 1;
 
+/**
+ * Whether runs will try the browser's GPU, and if not, why: `auto` takes it where the
+ * browser has WebGPU and an adapter that is not a software fallback (slower than wasm SIMD on
+ * the same cores), `gpu` wherever it has an adapter; a lab without a GPU backend, a forced
+ * `variant` and `cpu` never do.
+ * @returns {Promise<{ gpu: boolean, reason: string }>}
+ */
+async function gpuPlan() {
+  if (backendAsked === 'cpu') return { gpu: false, reason: 'the link asks for the CPU' };
+  if (!lab.gpu) return { gpu: false, reason: `the ${lab.menuName} lab trains on the CPU only` };
+  if (forced) return { gpu: false, reason: 'the link asks for a wasm build' };
+  if (variant !== 'relaxed-simd') return { gpu: false, reason: 'the GPU build needs relaxed SIMD, which this browser lacks' };
+  const gpu = /** @type {any} */ (navigator).gpu;
+  if (!gpu) return { gpu: false, reason: 'this browser has no WebGPU' };
+  /** @type {any} */
+  let adapter = null;
+  try {
+    adapter = await gpu.requestAdapter();
+  } catch {
+    adapter = null;
+  }
+  if (!adapter) return { gpu: false, reason: 'the browser gives no GPU adapter' };
+  if (backendAsked === 'auto' && adapter.info?.isFallbackAdapter) {
+    return { gpu: false, reason: 'the browser’s only GPU adapter is a software fallback, slower than wasm SIMD here' };
+  }
+  return { gpu: true, reason: '' };
+}
+
+/** Shows where the run on screen trains. @param {string} backend @param {string} detail */
+function showBackend(backend, detail) {
+  const el = byId('backend');
+  setText(el, backend === 'gpu' ? 'GPU' : 'CPU');
+  el.title = detail;
+}
+
 async function boot() {
   /** @type {WebAssembly.Module} */
   let module;
   /** @type {any} */
   let wasm;
+  const plan = await gpuPlan();
+  /** @type {import('./training/variant.js').Build} */
+  let build = plan.gpu ? 'webgpu' : variant;
   try {
-    module = await compile(variant);
-    wasm = await instantiate(variant, module);
+    try {
+      module = await compile(build);
+    } catch (err) {
+      if (build !== 'webgpu') throw err;
+      // No GPU build to load: the CPU's.
+      plan.gpu = false;
+      plan.reason = `the GPU build did not load (${err})`;
+      build = variant;
+      module = await compile(build);
+    }
+    wasm = await instantiate(build, module);
   } catch (err) {
-    showStatus(`Could not load the ${variant} build of the trainer: ${err}`, 'error');
+    showStatus(`Could not load the ${build} build of the trainer: ${err}`, 'error');
     return;
   }
   byId('variant').textContent = wasm.kernelVariant();
+  showBackend(plan.gpu ? 'gpu' : 'cpu', plan.reason);
+  if (backendAsked === 'gpu' && !plan.gpu) showStatus(`Training on the CPU: ${plan.reason}.`, 'info');
   /** @type {import('./state/store.js').Validate} */
   const validate = (config) => {
     try {
@@ -64,10 +115,10 @@ async function boot() {
     }
   };
   const store = new Store(lab, { fields: wasm.settings(lab.name), presets: wasm.presets(lab.name), validate }, DEFAULT_LAB);
-  const runs = new Runs({ store, variant, module, wasm, cores, onEvent, onBudget });
-  const sweeps = new Sweeps({ store, variant, module, cores, onChange: () => { panel.dirty = true; } });
+  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend: plan.gpu ? 'gpu' : 'cpu' });
+  const sweeps = new Sweeps({ store, variant: build, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });
-  const experiments = new Experiments({ store, variant, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
+  const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
   const experimentPanel = new ExperimentPanel({ store, experiments });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showMarks: store.state.marks, hidden: parts.hidden });
   lab.explain(byId('explain-text'));
@@ -122,6 +173,11 @@ async function boot() {
           clearStatus();
           byId('story-point').hidden = true;
         }
+        break;
+      case 'backend':
+        if (second) break;
+        showBackend(msg.backend, msg.backend === 'gpu' ? msg.device : msg.reason || plan.reason);
+        if (msg.reason) showStatus(`Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');
         break;
       case 'loaded':
         showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');

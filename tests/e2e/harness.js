@@ -10,6 +10,8 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 export const CHROMIUM_ARGS = [
   '--no-sandbox',
   '--disable-gpu',
+  // WebGPU on SwiftShader (a fallback adapter): the GPU backend's path, tested without a GPU.
+  '--enable-unsafe-webgpu',
   '--no-first-run',
   '--disable-background-networking',
   '--disable-component-update',

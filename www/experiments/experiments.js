@@ -13,7 +13,7 @@ import { Pool } from '../training/pool.js';
 
 export class Experiments {
   /**
-   * @param {{ store: Store, variant: import('../training/variant.js').Variant, module: WebAssembly.Module,
+   * @param {{ store: Store, variant: import('../training/variant.js').Build, module: WebAssembly.Module,
    *   cores: number, wasm: any, onChange: () => void }} o `onChange`: the plan moved on
    */
   constructor({ store, variant, module, cores, wasm, onChange }) {

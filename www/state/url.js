@@ -14,13 +14,13 @@
 // - The view (`speed`, `seq` shown, `head` shown, `workers`, `colormap`, `theme`, `compare`,
 //   `story` step, `seeds` of a sweep, `experiment` open) when not the default. The worker count is part of the run's bits
 //   (gradients are summed in another order).
-// - Switches of the page itself pass through unchanged: `variant`, `autoplay`, `embed`,
-//   `hide`.
+// - Switches of the page itself pass through unchanged: `variant`, `backend`, `autoplay`,
+//   `embed`, `hide`.
 
 import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './options.js';
 
 export { formatValue };
-import { VARIANTS } from '../training/variant.js';
+import { VARIANTS, BACKENDS } from '../training/variant.js';
 import { colormapNames } from '../views/colormap.js';
 import { storySetup } from '../labs/index.js';
 import { parseSeeds, formatSeeds, SEEDS_RANGE } from '../sweeps/seeds.js';
@@ -31,7 +31,7 @@ const LINK_VERSION = 1;
 /** The most workers a link may ask for. */
 const MAX_WORKERS = 16;
 /** Keys that belong to the page, not the run: kept as they are. */
-const PASSTHROUGH = ['variant', 'autoplay', 'embed', 'hide'];
+const PASSTHROUGH = ['variant', 'backend', 'autoplay', 'embed', 'hide'];
 
 /**
  * @typedef {{ speed: number, seq: number, head: number, workers: 'auto' | number,
@@ -134,7 +134,8 @@ const WHOLE = /^-?\d{1,15}$/;
 /** Numbers in decimal notation (no hex, no `Infinity`). */
 const DECIMAL = /^-?(\d+\.?\d*|\.\d+)(e[-+]?\d+)?$/i;
 
-/** The page's own switches: `embed` and `autoplay` take 1 or 0, `variant` a wasm build;
+/** The page's own switches: `embed` and `autoplay` take 1 or 0, `variant` a wasm build,
+ * `backend` where runs train;
  * `hide` is embed.js's to read. @param {string} key @param {string} raw @returns {string | null} */
 function parsePassthrough(key, raw) {
   if (key === 'embed' || key === 'autoplay') {
@@ -143,6 +144,9 @@ function parsePassthrough(key, raw) {
   }
   if (key === 'variant' && !VARIANTS.includes(/** @type {any} */ (raw))) {
     return `WebAssembly build (variant): must be one of ${VARIANTS.join(', ')}, got “${quote(raw)}”`;
+  }
+  if (key === 'backend' && !BACKENDS.includes(raw)) {
+    return `Backend (backend): must be one of ${BACKENDS.join(', ')}, got “${quote(raw)}”`;
   }
   return null;
 }

@@ -36,7 +36,7 @@ export function sweepSteps(store) {
 
 export class Sweeps {
   /**
-   * @param {{ store: Store, variant: import('../training/variant.js').Variant, module: WebAssembly.Module,
+   * @param {{ store: Store, variant: import('../training/variant.js').Build, module: WebAssembly.Module,
    *   cores: number, onChange: () => void }} o `onChange`: a seed's run moved on
    */
   constructor({ store, variant, module, cores, onChange }) {

@@ -32,7 +32,7 @@ const JOB_FRAME_MS = 250;
 /** @template {Job} J */
 export class Pool {
   /**
-   * @param {{ lab: string, metrics: readonly string[], variant: import('./variant.js').Variant,
+   * @param {{ lab: string, metrics: readonly string[], variant: import('./variant.js').Build,
    *   module: WebAssembly.Module, cores: number, onJob: PoolEvents<J> }} o
    */
   constructor({ lab, metrics, variant, module, cores, onJob }) {

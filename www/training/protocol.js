@@ -29,9 +29,13 @@
  *   [array: string]: unknown }} Snapshot
  */
 
+/** Where a run's steps train: the browser's GPU (the webgpu build's `gpuTrainer`) or wasm
+ * SIMD on the CPU. @typedef {'gpu' | 'cpu'} Backend */
+
 /**
- * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Variant, module: WebAssembly.Module,
- *     config: Record<string, unknown>, ports: MessagePort[], speed: number, frameMs: number, generation: number }
+ * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Build, module: WebAssembly.Module,
+ *     config: Record<string, unknown>, ports: MessagePort[], speed: number, frameMs: number, generation: number,
+ *     backend: Backend }
  *   | { type: 'config', config: Record<string, unknown>, generation: number }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'frame', ms: number } | { type: 'live', key: string, value: unknown } | { type: 'limit', step: number | null }
@@ -45,6 +49,7 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
+ *   | { type: 'backend', backend: Backend, device: string, reason: string }
  *   | { type: 'error', where: string, kind: string, message: string, generation?: number }
  *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }

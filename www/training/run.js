@@ -17,7 +17,7 @@ const FRAME_TRAIN_MS = 12;
 /** @typedef {import('./protocol.js').History} History */
 /** @typedef {import('./protocol.js').Losses} Losses */
 /** @typedef {import('../files/formats.js').Evaluation} Evaluation */
-/** @typedef {import('./variant.js').Variant} Variant */
+/** @typedef {import('./variant.js').Build} Variant */
 
 /**
  * What a run tells its owner: every message of its worker but a reply it was waiting for
@@ -28,10 +28,12 @@ const FRAME_TRAIN_MS = 12;
 export class Run {
   /**
    * @param {{ lab: string, metrics: readonly string[], variant: Variant, module: WebAssembly.Module,
-   *   onEvent: RunEvents }} o
+   *   onEvent: RunEvents, backend?: import('./protocol.js').Backend }} o `backend`: where its
+   *   worker trains it (`gpu` falls back to the CPU, saying why, where it cannot)
    */
-  constructor({ lab, metrics, variant, module, onEvent }) {
+  constructor({ lab, metrics, variant, module, onEvent, backend = 'cpu' }) {
     /** @private */ this.lab = lab;
+    /** @private */ this.backend = backend;
     /** @private */ this.metrics = metrics;
     /** @private */ this.variant = variant;
     /** @private */ this.module = module;
@@ -117,7 +119,7 @@ export class Run {
       ports.push(channel.port2);
     }
     /** @type {ToWorker} */
-    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, frameMs: this.frameMs, generation: this.generation };
+    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, frameMs: this.frameMs, generation: this.generation, backend: this.backend };
     w.postMessage(init, ports);
     this.send({ type: 'select', ...this.selection });
     if (this.limit !== null) this.send({ type: 'limit', step: this.limit });

@@ -22,12 +22,14 @@ const PAIRED_MAX = 2000;
 
 export class Runs {
   /**
-   * @param {{ store: Store, variant: import('./variant.js').Variant, module: WebAssembly.Module,
-   *   wasm: any, cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void }} o
+   * @param {{ store: Store, variant: import('./variant.js').Build, module: WebAssembly.Module,
+   *   wasm: any, cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void,
+   *   backend?: import('./protocol.js').Backend }} o
    * `wasm`: the page's instance of the module (a contrast's paired measurement uses it);
-   * `onBudget`: the first run reached its budget, playing (the page pauses and says so).
+   * `onBudget`: the first run reached its budget, playing (the page pauses and says so);
+   * `backend`: where the runs train (on the GPU, each on one worker).
    */
-  constructor({ store, variant, module, wasm, cores, onEvent, onBudget }) {
+  constructor({ store, variant, module, wasm, cores, onEvent, onBudget, backend = 'cpu' }) {
     /** @private */ this.store = store;
     /** @private */ this.wasm = wasm;
     /** The contrast's paired measurement at each evaluation both runs made, oldest first
@@ -40,8 +42,11 @@ export class Runs {
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;
+    /** The runs' backend: the GPU only for a lab whose runs have one. @private
+     * @type {import('./protocol.js').Backend} */
+    this.backend = backend === 'gpu' && this.lab.gpu ? 'gpu' : 'cpu';
     /** @private */ this.make = () => new Run({
-      lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
+      lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module, backend: this.backend,
       onEvent: (run, msg) => {
         // A new step, or a run that stopped (which the other must no longer wait for).
         this.pace();
@@ -91,6 +96,8 @@ export class Runs {
    * can split into), else the lab's for these settings on this machine's cores, and one
    * beside a sweep. @param {Record<string, unknown>} config */
   workersFor(config) {
+    // A GPU run's step is the GPU's: one worker drives it.
+    if (this.backend === 'gpu') return 1;
     const w = this.store.state.workers;
     const { most, auto } = this.lab.workers(config, this.cores);
     if (w !== 'auto') return Math.max(1, Math.min(w, most));

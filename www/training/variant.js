@@ -3,6 +3,13 @@
 // relaxed-SIMD (fused multiply-add) > simd128 > scalar. Knows nothing of the trainer.
 
 /** @typedef {'relaxed-simd' | 'simd128' | 'scalar'} Variant */
+/** Where runs may train, as a link asks (`backend=`): `auto` (the GPU where the browser
+ * has a real one, else the CPU), `gpu` (the GPU where it can, else the CPU, saying why) or
+ * `cpu`. */
+export const BACKENDS = ['auto', 'gpu', 'cpu'];
+
+/** A build of the trainer: a variant, or `webgpu` (the relaxed-SIMD build with the GPU
+ * backend, loaded where a run may train on the GPU). @typedef {Variant | 'webgpu'} Build */
 
 /** The variants, best first. @type {Variant[]} */
 export const VARIANTS = ['relaxed-simd', 'simd128', 'scalar'];

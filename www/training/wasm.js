@@ -3,7 +3,7 @@
 // compiled module to its workers, which only instantiate it. Which build to load is
 // variant.js's choice; what the module does is the facade's (src/wasm/).
 
-/** @typedef {import('./variant.js').Variant} Variant */
+/** @typedef {import('./variant.js').Build} Variant */
 
 /** The URL of a build's glue module (its `.wasm` lies beside it). @param {Variant} variant */
 function glueUrl(variant) {

@@ -22,6 +22,8 @@ let wasm = null;
 /** @type {any} the wasm Trainer */
 let trainer = null;
 let lab = '';
+/** Where the page asks the trainer to train: `gpu` tries the browser's GPU first. */
+let backendAsked = /** @type {import('./protocol.js').Backend} */ ('cpu');
 let running = false;
 /** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
 let speed = 1;
@@ -132,14 +134,58 @@ function guard(where, f) {
   }
 }
 
-/** Builds a trainer for `config`; the current one stays if it is refused.
+/** Awaits `f` (a call into wasm that may return a promise: a GPU run's), reporting a
+ * refusal or a panic as `guard` does. @template T @param {string} where
+ * @param {() => T | Promise<T>} f @returns {Promise<T | undefined>} */
+async function settle(where, f) {
+  if (dead) return undefined;
+  try {
+    return await f();
+  } catch (e) {
+    const err = /** @type {Error} */ (e);
+    if (!panicked(err)) {
+      post({ type: 'error', where, kind: kindOf(err), message: err.message ?? String(err) });
+    }
+    return undefined;
+  }
+}
+
+/** A trainer of `config` on the browser's GPU, or null with the reason it cannot be (a
+ * refused setting is reported as the CPU trainer would, and is null without a reason).
+ * @param {Record<string, unknown>} config @returns {Promise<{ t: any, reason: string }>} */
+async function gpuTrainer(config) {
+  if (!wasm.gpuTrainer) return { t: null, reason: 'this build has no GPU backend' };
+  if (replicas.length) return { t: null, reason: 'its batches are shared by several workers' };
+  try {
+    return { t: await wasm.gpuTrainer(lab, config), reason: '' };
+  } catch (e) {
+    const err = /** @type {Error} */ (e);
+    if (panicked(err)) return { t: null, reason: '' };
+    if (kindOf(err) !== 'backend') {
+      post({ type: 'error', where: 'config', kind: kindOf(err), message: err.message ?? String(err) });
+      return { t: null, reason: '' };
+    }
+    return { t: null, reason: err.message };
+  }
+}
+
+/** Builds a trainer for `config`, on the GPU where the page asks for it and the browser
+ * gives one, else on the CPU; the current one stays if it is refused.
  * @param {Record<string, unknown>} config */
-function build(config) {
+async function build(config) {
   const count = replicas.length + 1;
-  const t = guard('config', () => new wasm.Trainer(lab, config, count));
+  let reason = '';
+  let t = null;
+  if (backendAsked === 'gpu') {
+    ({ t, reason } = await gpuTrainer(config));
+    if (!t && !reason) return false;
+  }
+  t ??= guard('config', () => new wasm.Trainer(lab, config, count));
   if (!t) return false;
   trainer?.free();
   trainer = t;
+  const gpu = typeof t.device === 'string';
+  post({ type: 'backend', backend: gpu ? 'gpu' : 'cpu', device: gpu ? t.device : '', reason });
   replicas.forEach((p, i) => p.postMessage({ type: 'config', lab, config, index: i + 1, count }));
   restart();
   return true;
@@ -232,7 +278,7 @@ async function train(/** @type {number} */ n) {
     } else {
       const before = trainer.step;
       try {
-        trainer.steps(1);
+        await trainer.steps(1);
       } catch (e) {
         const err = /** @type {Error} */ (e);
         if (!panicked(err)) stepFailed(err, before);
@@ -294,6 +340,7 @@ async function handle(msg) {
   switch (msg.type) {
     case 'init': {
       lab = msg.lab;
+      backendAsked = msg.backend ?? 'cpu';
       speed = msg.speed;
       budgetMs = msg.frameMs;
       generation = msg.generation;
@@ -316,13 +363,13 @@ async function handle(msg) {
         return;
       }
       post({ type: 'ready', variant: wasm.kernelVariant() });
-      if (build(msg.config)) sendSnapshot();
+      if (await build(msg.config)) sendSnapshot();
       break;
     }
     case 'config': {
       const wasRunning = running;
       adopt(msg.generation);
-      if (build(msg.config)) {
+      if (await build(msg.config)) {
         frameCredit = 0;
         sendSnapshot();
         if (wasRunning) {
@@ -370,8 +417,8 @@ async function handle(msg) {
     }
     case 'reset': {
       adopt(msg.generation);
-      const ok = guard('seed', () => {
-        trainer.reset(msg.seed);
+      const ok = await settle('seed', async () => {
+        await trainer.reset(msg.seed);
         return true;
       });
       if (ok) {
@@ -396,8 +443,9 @@ async function handle(msg) {
       break;
     case 'get-params':
       if (trainer && !dead) {
-        const params = trainer.params();
-        post({ type: 'params', params, step: trainer.step, config: trainer.config() }, [params.buffer]);
+        const params = await settle('params', () => trainer.params());
+        if (params) post({ type: 'params', params, step: trainer.step, config: trainer.config() }, [params.buffer]);
+        else post({ type: 'refused', request: 'params', message: 'the weights could not be read from the GPU' });
       } else post({ type: 'refused', request: 'params', message: 'the run has no model to save (start it again)' });
       break;
     case 'get-losses':
@@ -423,12 +471,12 @@ async function handle(msg) {
         sendSnapshot();
         break;
       }
-      if (!same && !build(msg.config)) {
+      if (!same && !(await build(msg.config))) {
         sendSnapshot();
         break;
       }
-      const ok = guard('weights', () => {
-        trainer.loadParams(msg.params, msg.step);
+      const ok = await settle('weights', async () => {
+        await trainer.loadParams(msg.params, msg.step);
         return true;
       });
       if (ok) {

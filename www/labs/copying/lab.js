@@ -306,6 +306,7 @@ export const copying = {
   // A batch splits by sequences; a large one (the paper size) over every core, up to 8; a
   // small one's step is too short to win from splitting.
   workers: (c, cores) => ({ most: Number(c.batch), auto: Number(c.batch) >= 64 ? Math.min(cores, 8) : 1 }),
+  gpu: true,
   // The switch of the maps' marks was the part `aligned` until 2026-12.
   partAliases: { aligned: 'marks' },
   parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],

@@ -1,0 +1,82 @@
+// @ts-check
+// The GPU backend in the page (headless Chromium's WebGPU, SwiftShader's software adapter):
+// `backend=gpu` trains the run on the GPU and its losses follow a CPU run's; a browser
+// without WebGPU, and `backend=auto` on a software adapter, train on the CPU and say why; a
+// bad `backend=` is refused by name.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { session } from './session.js';
+import { freshPage, atStep } from './harness.js';
+
+const env = session();
+
+/** A small run of the copying lab: both directions, two heads, evaluated every 5 steps. */
+const RUN = '?v=1&preset=small-easy&hidden=16&length=6&vocab=9&batch=8&eval_batch=4&eval_every=5&heads=2&bidirectional=1';
+
+/** The page's losses and the backend it shows, after `n` steps taken with the Step button.
+ * @param {import('playwright-core').Page} page @param {number} n */
+async function steps(page, n) {
+  for (let i = 0; i < n; i++) {
+    await page.click('#step-once');
+    await atStep(page, i + 1, 60_000);
+  }
+  const losses = await page.evaluate(() => /** @type {any} */ (window).__ap.losses());
+  return { losses: /** @type {number[]} */ (losses.loss), backend: await page.textContent('#backend') };
+}
+
+test('backend=gpu trains on the GPU, close to the CPU run of the same link', async () => {
+  const gpu = await freshPage(env.browser, `${env.url}/${RUN}&backend=gpu`);
+  const cpu = await freshPage(env.browser, `${env.url}/${RUN}&backend=cpu`);
+  try {
+    const a = await steps(cpu.page, 6);
+    const b = await steps(gpu.page, 6);
+    assert.equal(a.backend, 'CPU');
+    assert.equal(b.backend, 'GPU', 'the backend shown');
+    assert.match(await gpu.page.getAttribute('#backend', 'title') ?? '', /\S/, 'the device named');
+    assert.equal(b.losses.length, 6);
+    b.losses.forEach((l, i) => assert.ok(Math.abs(l - a.losses[i]) <= 1e-4 * a.losses[i], `step ${i + 1}: ${l} on the GPU, ${a.losses[i]} on the CPU`));
+    // Its evaluations, as the CPU's.
+    const [ha, hb] = await Promise.all([cpu.page, gpu.page].map((p) => p.evaluate(() => /** @type {any} */ (window).__ap.history())));
+    assert.equal(hb.length, ha.length);
+    hb.forEach((/** @type {any} */ e, /** @type {number} */ i) => assert.ok(Math.abs(e.loss - ha[i].loss) <= 1e-3, `evaluation ${e.step}`));
+    assert.deepEqual(gpu.errors, []);
+  } finally {
+    await gpu.context.close();
+    await cpu.context.close();
+  }
+});
+
+test('without WebGPU, backend=gpu says so and trains on the CPU', async () => {
+  const context = await env.browser.newContext();
+  await context.addInitScript(() => {
+    delete /** @type {any} */ (Navigator.prototype).gpu;
+  });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${env.url}/${RUN}&backend=gpu`);
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap?.shown() != null);
+    assert.equal(await page.textContent('#backend'), 'CPU');
+    assert.match(await page.textContent('#status') ?? '', /Training on the CPU: this browser has no WebGPU/);
+    const { losses } = await steps(page, 2);
+    assert.equal(losses.length, 2);
+  } finally {
+    await context.close();
+  }
+});
+
+test('backend=auto on a software adapter trains on the CPU; a bad backend is refused by name', async () => {
+  const auto = await freshPage(env.browser, `${env.url}/${RUN}`);
+  try {
+    assert.equal(await auto.page.textContent('#backend'), 'CPU');
+    assert.match(await auto.page.getAttribute('#backend', 'title') ?? '', /software fallback/);
+  } finally {
+    await auto.context.close();
+  }
+  const bad = await freshPage(env.browser, `${env.url}/${RUN}&backend=tpu`);
+  try {
+    assert.match(await bad.page.textContent('#status') ?? '', /Backend \(backend\): must be one of auto, gpu, cpu, got “tpu”/);
+    assert.equal(await bad.page.textContent('#backend'), 'CPU');
+  } finally {
+    await bad.context.close();
+  }
+});
