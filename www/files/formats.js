@@ -135,6 +135,8 @@ export function runFile(run, arrays) {
     link: run.link,
     preset: run.preset,
     config: run.config,
+    // Where it trained: a GPU run follows the CPU's closely, not bit for bit.
+    backend: s.backend ?? 'cpu',
     step: s.step,
     history: seriesJson(run),
     shown,
