@@ -210,10 +210,10 @@ fn seeds_batched_on_the_gpu_train_as_each_alone() {
     }
 }
 
-/// A divergence leaves the parameters as they were and stops the run (its later steps
-/// diverge too, updating nothing) until weights are loaded; then it trains again.
+/// A divergence leaves the parameters as they were; the next step tries again (as on the
+/// CPU), and from loaded weights the run trains again.
 #[test]
-fn a_diverged_gpu_run_stays_stopped_until_weights_are_loaded() {
+fn a_diverged_gpu_step_leaves_the_weights_as_they_were() {
     let Some(device) = gpu() else { return };
     let config = common::reference_config();
     let mut t = GpuTrainer::on(device, config).unwrap();

@@ -34,7 +34,9 @@ const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
   ? /** @type {import('./training/variant.js').Variant} */ (forced)
   : detectVariant();
 /** Where runs may train (the link's `backend`; a bad one is reported by the store). */
-const backendAsked = BACKENDS.includes(params.get('backend') ?? '') ? /** @type {string} */ (params.get('backend')) : 'auto';
+const backendAsked = /** @type {readonly string[]} */ (BACKENDS).includes(params.get('backend') ?? '') ? /** @type {string} */ (params.get('backend')) : 'auto';
+/** Whether the link forces a wasm build (a valid one: a bad one is reported and ignored). */
+const variantForced = Boolean(forced && /** @type {string[]} */ (VARIANTS).includes(forced));
 const labName = params.get('lab') ?? DEFAULT_LAB;
 const lab = Object.hasOwn(LABS, labName) ? LABS[labName] : LABS[DEFAULT_LAB];
 /** What of the link is ignored before the store reads it. */
@@ -53,7 +55,7 @@ const cores = navigator.hardwareConcurrency || 1;
 async function gpuPlan() {
   if (backendAsked === 'cpu') return { gpu: false, reason: 'the link asks for the CPU' };
   if (!lab.gpu) return { gpu: false, reason: `the ${lab.menuName} lab trains on the CPU only` };
-  if (forced) return { gpu: false, reason: 'the link asks for a wasm build' };
+  if (variantForced) return { gpu: false, reason: 'the link asks for a wasm build' };
   if (variant !== 'relaxed-simd') return { gpu: false, reason: 'the GPU build needs relaxed SIMD, which this browser lacks' };
   const gpu = /** @type {any} */ (navigator).gpu;
   if (!gpu) return { gpu: false, reason: 'this browser has no WebGPU' };
@@ -65,7 +67,7 @@ async function gpuPlan() {
     adapter = null;
   }
   if (!adapter) return { gpu: false, reason: 'the browser gives no GPU adapter' };
-  if (backendAsked === 'auto' && adapter.info?.isFallbackAdapter) {
+  if (backendAsked === 'auto' && (adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter)) {
     return { gpu: false, reason: 'the browser’s only GPU adapter is a software fallback, slower than wasm SIMD here' };
   }
   return { gpu: true, reason: '' };
@@ -115,7 +117,9 @@ async function boot() {
     }
   };
   const store = new Store(lab, { fields: wasm.settings(lab.name), presets: wasm.presets(lab.name), validate }, DEFAULT_LAB);
-  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend: plan.gpu ? 'gpu' : 'cpu' });
+  /** @type {import('./training/protocol.js').Backend} */
+  const backend = !plan.gpu ? 'cpu' : backendAsked === 'gpu' ? 'gpu' : 'auto';
+  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend });
   const sweeps = new Sweeps({ store, variant: build, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });
   const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
@@ -177,7 +181,9 @@ async function boot() {
       case 'backend':
         if (second) break;
         showBackend(msg.backend, msg.backend === 'gpu' ? msg.device : msg.reason || plan.reason);
-        if (msg.reason) showStatus(`Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');
+        // A run the page asked the GPU for that trains on the CPU says why (under auto, a
+        // choice of the page's is only the stat's tooltip).
+        if (msg.refused) showStatus(`Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');
         break;
       case 'loaded':
         showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');

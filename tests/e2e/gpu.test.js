@@ -39,6 +39,15 @@ test('backend=gpu trains on the GPU, close to the CPU run of the same link', asy
     const [ha, hb] = await Promise.all([cpu.page, gpu.page].map((p) => p.evaluate(() => /** @type {any} */ (window).__ap.history())));
     assert.equal(hb.length, ha.length);
     hb.forEach((/** @type {any} */ e, /** @type {number} */ i) => assert.ok(Math.abs(e.loss - ha[i].loss) <= 1e-3, `evaluation ${e.step}`));
+    // Played, then reset: the GPU run goes on and starts again as a CPU run does.
+    await gpu.page.click('#play');
+    await gpu.page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step >= 9, null, { timeout: 60_000 });
+    await gpu.page.click('#play');
+    await gpu.page.click('#reset');
+    await atStep(gpu.page, 0, 60_000);
+    assert.equal(await gpu.page.textContent('#backend'), 'GPU');
+    const status = await gpu.page.$eval('#status', (el) => (/** @type {HTMLElement} */ (el).hidden ? '' : `${el.className} ${el.textContent}`));
+    assert.doesNotMatch(status, /error|failed/, 'no failure said');
     assert.deepEqual(gpu.errors, []);
   } finally {
     await gpu.context.close();

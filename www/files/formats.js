@@ -285,6 +285,11 @@ export function readRunFile(f, lab, validate, unnamed) {
     stepsPerSecond: 0, running: false, seq: c.whole(s.seq, 'shown.seq'), head: c.whole(s.head, 'shown.head', -1), memory: 0,
     workers: 0, shape: c.object(s.shape, 'shown.shape'), config,
   };
+  // Where it trained (files without it trained on the CPU); anything else is refused.
+  if (f.backend !== undefined && f.backend !== 'cpu' && f.backend !== 'gpu') {
+    c.refuse(`backend: must be cpu or gpu, got ${shown(f.backend)}`);
+  }
+  if (f.backend === 'gpu') snapshot.backend = 'gpu';
   for (const [name, kind] of Object.entries(lab.arrays)) {
     const v = s[name] ?? (kind === 'f32[]' ? [] : undefined);
     const numbers = (/** @type {unknown} */ a, /** @type {string} */ what) => c.list(a, what).map((x, i) => c.number(x, `${what}[${i}]`));

@@ -145,7 +145,7 @@ function parsePassthrough(key, raw) {
   if (key === 'variant' && !VARIANTS.includes(/** @type {any} */ (raw))) {
     return `WebAssembly build (variant): must be one of ${VARIANTS.join(', ')}, got “${quote(raw)}”`;
   }
-  if (key === 'backend' && !BACKENDS.includes(raw)) {
+  if (key === 'backend' && !/** @type {readonly string[]} */ (BACKENDS).includes(raw)) {
     return `Backend (backend): must be one of ${BACKENDS.join(', ')}, got “${quote(raw)}”`;
   }
   return null;

@@ -30,7 +30,8 @@
  */
 
 /** Where a run's steps train: the browser's GPU (the webgpu build's `gpuTrainer`) or wasm
- * SIMD on the CPU. @typedef {'gpu' | 'cpu'} Backend */
+ * SIMD on the CPU; as the page asks a worker, also `auto`: the GPU for runs large enough to
+ * be faster there (worker.js `GPU_MIN_WORK`). @typedef {'gpu' | 'cpu' | 'auto'} Backend */
 
 /**
  * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Build, module: WebAssembly.Module,
@@ -49,7 +50,7 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
- *   | { type: 'backend', backend: Backend, device: string, reason: string }
+ *   | { type: 'backend', backend: 'gpu' | 'cpu', device: string, reason: string, refused: boolean }
  *   | { type: 'error', where: string, kind: string, message: string, generation?: number }
  *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }

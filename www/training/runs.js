@@ -20,6 +20,8 @@ import { sweepSteps } from '../sweeps/sweeps.js';
 /** The paired measurements kept before the older half is thinned. */
 const PAIRED_MAX = 2000;
 
+import { gpuSized } from './gpu-size.js';
+
 export class Runs {
   /**
    * @param {{ store: Store, variant: import('./variant.js').Build, module: WebAssembly.Module,
@@ -44,7 +46,7 @@ export class Runs {
     /** @private */ this.onBudget = onBudget;
     /** The runs' backend: the GPU only for a lab whose runs have one. @private
      * @type {import('./protocol.js').Backend} */
-    this.backend = backend === 'gpu' && this.lab.gpu ? 'gpu' : 'cpu';
+    this.backend = backend !== 'cpu' && this.lab.gpu ? backend : 'cpu';
     /** @private */ this.make = () => new Run({
       lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module, backend: this.backend,
       onEvent: (run, msg) => {
@@ -97,7 +99,7 @@ export class Runs {
    * beside a sweep. @param {Record<string, unknown>} config */
   workersFor(config) {
     // A GPU run's step is the GPU's: one worker drives it.
-    if (this.backend === 'gpu') return 1;
+    if (this.backend === 'gpu' || (this.backend === 'auto' && gpuSized(config))) return 1;
     const w = this.store.state.workers;
     const { most, auto } = this.lab.workers(config, this.cores);
     if (w !== 'auto') return Math.max(1, Math.min(w, most));

@@ -6,7 +6,7 @@
 /** Where runs may train, as a link asks (`backend=`): `auto` (the GPU where the browser
  * has a real one, else the CPU), `gpu` (the GPU where it can, else the CPU, saying why) or
  * `cpu`. */
-export const BACKENDS = ['auto', 'gpu', 'cpu'];
+export const BACKENDS = /** @type {const} */ (['auto', 'gpu', 'cpu']);
 
 /** A build of the trainer: a variant, or `webgpu` (the relaxed-SIMD build with the GPU
  * backend, loaded where a run may train on the GPU). @typedef {Variant | 'webgpu'} Build */

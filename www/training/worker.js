@@ -7,6 +7,7 @@
 // It knows no model: the lab and its settings come with the messages.
 
 import { instantiate, isPanic, kindOf, lastPanic } from './wasm.js';
+import { gpuSized } from './gpu-size.js';
 
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
@@ -22,7 +23,8 @@ let wasm = null;
 /** @type {any} the wasm Trainer */
 let trainer = null;
 let lab = '';
-/** Where the page asks the trainer to train: `gpu` tries the browser's GPU first. */
+/** Where the page asks the trainer to train: `gpu` tries the browser's GPU first, `auto`
+ * for runs large enough (gpu-size.js). */
 let backendAsked = /** @type {import('./protocol.js').Backend} */ ('cpu');
 let running = false;
 /** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
@@ -169,23 +171,41 @@ async function gpuTrainer(config) {
   }
 }
 
+/** The GPU failed under a run (a lost device): the run starts again on the CPU, its
+ * settings as they were, and the page says so; it stops playing.
+ * @param {Error} err @returns {Promise<boolean>} false: the frame stops */
+async function lostGpu(err) {
+  const config = trainer.config();
+  backendAsked = 'cpu';
+  running = false;
+  if (await build(config)) {
+    post({ type: 'backend', backend: 'cpu', device: '', reason: `the GPU stopped (${err.message}); the run starts again on the CPU`, refused: true });
+    sendSnapshot();
+  }
+  return false;
+}
+
 /** Builds a trainer for `config`, on the GPU where the page asks for it and the browser
  * gives one, else on the CPU; the current one stays if it is refused.
  * @param {Record<string, unknown>} config */
 async function build(config) {
   const count = replicas.length + 1;
   let reason = '';
+  let refused = false;
   let t = null;
-  if (backendAsked === 'gpu') {
+  if (backendAsked === 'auto' && !gpuSized(config)) {
+    reason = 'runs this small train faster with wasm SIMD';
+  } else if (backendAsked !== 'cpu') {
     ({ t, reason } = await gpuTrainer(config));
     if (!t && !reason) return false;
+    refused = !t;
   }
   t ??= guard('config', () => new wasm.Trainer(lab, config, count));
   if (!t) return false;
   trainer?.free();
   trainer = t;
   const gpu = typeof t.device === 'string';
-  post({ type: 'backend', backend: gpu ? 'gpu' : 'cpu', device: gpu ? t.device : '', reason });
+  post({ type: 'backend', backend: gpu ? 'gpu' : 'cpu', device: gpu ? t.device : '', reason, refused });
   replicas.forEach((p, i) => p.postMessage({ type: 'config', lab, config, index: i + 1, count }));
   restart();
   return true;
@@ -281,6 +301,7 @@ async function train(/** @type {number} */ n) {
         await trainer.steps(1);
       } catch (e) {
         const err = /** @type {Error} */ (e);
+        if (kindOf(err) === 'backend' && typeof trainer.device === 'string') return lostGpu(err);
         if (!panicked(err)) stepFailed(err, before);
         return false;
       }

@@ -460,6 +460,13 @@ impl GpuModel {
         q.write_buffer(&self.buf.adam_v, at, &zeros);
     }
 
+    /// Forgets seed `seed`'s divergence: its next step updates again if it does not diverge
+    /// (a lone run retries as the CPU's does; a sweep keeps its stopped seeds stopped).
+    pub fn clear_divergence(&self, seed: usize) {
+        let q = &self.gpu.queue;
+        q.write_buffer(&self.buf.stats, (seed * 16) as u64, &[0u8; 16]);
+    }
+
     /// Copies seed `seed`'s parameters into `out` (P,).
     pub async fn read_params_async(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
         self.read_part(&self.buf.params, seed, out).await

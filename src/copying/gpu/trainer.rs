@@ -32,6 +32,8 @@ pub struct GpuTrainer {
     step: u64,
     /// Updates since the optimiser's moments were last cleared (Adam's bias correction).
     updates: u64,
+    /// Whether the last step diverged (the next one retries, as on the CPU).
+    diverged: bool,
 }
 
 /// A device that failed under a run: the run cannot go on on this backend.
@@ -68,6 +70,7 @@ impl GpuTrainer {
             last_loss: f32::NAN,
             step: 0,
             updates: 0,
+            diverged: false,
             gpu,
             model,
             config,
@@ -93,6 +96,10 @@ impl GpuTrainer {
 
     /// One training step on a fresh batch (`Run::step`); evaluates when one is due.
     pub async fn step_async(&mut self) -> Result<f32, RunError> {
+        if self.diverged {
+            self.gpu.clear_divergence(0);
+            self.diverged = false;
+        }
         self.streams.next_batch(&mut self.train_batch);
         let c = &self.config;
         let batch = std::slice::from_ref(&self.train_batch);
@@ -102,6 +109,7 @@ impl GpuTrainer {
             .await
             .map_err(lost)?[0];
         if r.diverged {
+            self.diverged = true;
             let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
             let loss = if r.loss.is_finite() && r.loss <= limit {
                 f32::NAN // the loss was fine: a gradient was not

@@ -4,8 +4,8 @@
 //   reduce: loss = Σ nll / N into stats[0] (its bits), and stats[1] = 1 when the loss is not
 //           finite or above `limit` (a diverged step), else 0; one workgroup per seed.
 //   check:  stats[1] = 1 when a gradient value is not finite, one thread per value.
-// A diverged step also sets stats[2], which nothing but loading weights clears: a seed
-// that diverged stays stopped (the update skips it) while the others train on.
+// A diverged step also sets stats[2], which only the host clears (loading weights, or a lone
+// run's next step): a sweep's seed that diverged stays stopped while the others train on.
 struct P {
   rows: u32, nt: u32, tok_off: u32, count: u32,
   inv_n: f32, limit: f32, _0: u32, _1: u32,
