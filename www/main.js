@@ -117,9 +117,9 @@ async function boot() {
     }
   };
   const store = new Store(lab, { fields: wasm.settings(lab.name), presets: wasm.presets(lab.name), validate }, DEFAULT_LAB);
-  /** @type {import('./training/protocol.js').Backend} */
+  /** @type {'auto' | 'gpu' | 'cpu'} */
   const backend = !plan.gpu ? 'cpu' : backendAsked === 'gpu' ? 'gpu' : 'auto';
-  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend });
+  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend, cpuReason: plan.reason });
   const sweeps = new Sweeps({ store, variant: build, module, cores, onChange: () => { panel.dirty = true; } });
   const panel = new SweepPanel({ store, sweeps });
   const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
@@ -180,7 +180,7 @@ async function boot() {
         break;
       case 'backend':
         if (second) break;
-        showBackend(msg.backend, msg.backend === 'gpu' ? msg.device : msg.reason || plan.reason);
+        showBackend(msg.backend, msg.backend === 'gpu' ? msg.device : msg.reason);
         // A run the page asked the GPU for that trains on the CPU says why (under auto, a
         // choice of the page's is only the stat's tooltip).
         if (msg.refused) showStatus(`Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');

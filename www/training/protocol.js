@@ -30,14 +30,15 @@
  */
 
 /** Where a run's steps train: the browser's GPU (the webgpu build's `gpuTrainer`) or wasm
- * SIMD on the CPU; as the page asks a worker, also `auto`: the GPU for runs large enough to
- * be faster there (worker.js `GPU_MIN_WORK`). @typedef {'gpu' | 'cpu' | 'auto'} Backend */
+ * SIMD on the CPU. @typedef {'gpu' | 'cpu'} Backend */
+/** Where the page asks a run to train, and if on the CPU, why.
+ * @typedef {{ backend: Backend, reason: string }} Placement */
 
 /**
  * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Build, module: WebAssembly.Module,
  *     config: Record<string, unknown>, ports: MessagePort[], speed: number, frameMs: number, generation: number,
- *     backend: Backend }
- *   | { type: 'config', config: Record<string, unknown>, generation: number }
+ *     placement: Placement }
+ *   | { type: 'config', config: Record<string, unknown>, generation: number, placement: Placement }
  *   | { type: 'play' } | { type: 'pause' } | { type: 'step', n: number }
  *   | { type: 'speed', speed: number } | { type: 'frame', ms: number } | { type: 'live', key: string, value: unknown } | { type: 'limit', step: number | null }
  *   | { type: 'reset', seed?: number, generation: number } | { type: 'select', seq: number, head: number }

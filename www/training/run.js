@@ -18,6 +18,7 @@ const FRAME_TRAIN_MS = 12;
 /** @typedef {import('./protocol.js').Losses} Losses */
 /** @typedef {import('../files/formats.js').Evaluation} Evaluation */
 /** @typedef {import('./variant.js').Build} Variant */
+/** @typedef {import('./protocol.js').Placement} Placement */
 
 /**
  * What a run tells its owner: every message of its worker but a reply it was waiting for
@@ -28,12 +29,13 @@ const FRAME_TRAIN_MS = 12;
 export class Run {
   /**
    * @param {{ lab: string, metrics: readonly string[], variant: Variant, module: WebAssembly.Module,
-   *   onEvent: RunEvents, backend?: import('./protocol.js').Backend }} o `backend`: where its
-   *   worker trains it (`gpu` falls back to the CPU, saying why, where it cannot)
+   *   onEvent: RunEvents, placementFor?: (config: Record<string, unknown>) => Placement }} o
+   *   `placementFor`: where its worker trains a run of these settings (the GPU falls back to
+   *   the CPU, saying why, where it cannot); the CPU by default
    */
-  constructor({ lab, metrics, variant, module, onEvent, backend = 'cpu' }) {
+  constructor({ lab, metrics, variant, module, onEvent, placementFor = () => ({ backend: 'cpu', reason: '' }) }) {
     /** @private */ this.lab = lab;
-    /** @private */ this.backend = backend;
+    /** @private */ this.placementFor = placementFor;
     /** @private */ this.metrics = metrics;
     /** @private */ this.variant = variant;
     /** @private */ this.module = module;
@@ -82,7 +84,7 @@ export class Run {
     this.halted = false;
     this.failed = false;
     if (!this.worker || this.dead || workers !== this.workers) this.spawn(config, workers);
-    else this.send({ type: 'config', config, generation: this.generation });
+    else this.send({ type: 'config', config, generation: this.generation, placement: this.placementFor(config) });
     if (this.playing) this.send({ type: 'play' });
   }
 
@@ -119,7 +121,7 @@ export class Run {
       ports.push(channel.port2);
     }
     /** @type {ToWorker} */
-    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, frameMs: this.frameMs, generation: this.generation, backend: this.backend };
+    const init = { type: 'init', lab: this.lab, variant: this.variant, module: this.module, config, ports, speed: this.speed, frameMs: this.frameMs, generation: this.generation, placement: this.placementFor(config) };
     w.postMessage(init, ports);
     this.send({ type: 'select', ...this.selection });
     if (this.limit !== null) this.send({ type: 'limit', step: this.limit });

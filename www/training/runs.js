@@ -20,18 +20,19 @@ import { sweepSteps } from '../sweeps/sweeps.js';
 /** The paired measurements kept before the older half is thinned. */
 const PAIRED_MAX = 2000;
 
-import { gpuSized } from './gpu-size.js';
 
 export class Runs {
   /**
    * @param {{ store: Store, variant: import('./variant.js').Build, module: WebAssembly.Module,
    *   wasm: any, cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void,
-   *   backend?: import('./protocol.js').Backend }} o
+   *   backend?: 'auto' | 'gpu' | 'cpu', cpuReason?: string }} o
    * `wasm`: the page's instance of the module (a contrast's paired measurement uses it);
    * `onBudget`: the first run reached its budget, playing (the page pauses and says so);
-   * `backend`: where the runs train (on the GPU, each on one worker).
+   * `backend`: where the runs may train (the page's plan: `auto` leaves it to the lab, by
+   * each run's settings; a GPU run trains on one worker); `cpuReason`: why not on the GPU,
+   * with `cpu`.
    */
-  constructor({ store, variant, module, wasm, cores, onEvent, onBudget, backend = 'cpu' }) {
+  constructor({ store, variant, module, wasm, cores, onEvent, onBudget, backend = 'cpu', cpuReason = '' }) {
     /** @private */ this.store = store;
     /** @private */ this.wasm = wasm;
     /** The contrast's paired measurement at each evaluation both runs made, oldest first
@@ -44,11 +45,11 @@ export class Runs {
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;
-    /** The runs' backend: the GPU only for a lab whose runs have one. @private
-     * @type {import('./protocol.js').Backend} */
-    this.backend = backend !== 'cpu' && this.lab.gpu ? backend : 'cpu';
+    /** @private */ this.backend = backend;
+    /** @private */ this.cpuReason = cpuReason;
     /** @private */ this.make = () => new Run({
-      lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module, backend: this.backend,
+      lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
+      placementFor: (config) => this.placementFor(config),
       onEvent: (run, msg) => {
         // A new step, or a run that stopped (which the other must no longer wait for).
         this.pace();
@@ -99,7 +100,7 @@ export class Runs {
    * beside a sweep. @param {Record<string, unknown>} config */
   workersFor(config) {
     // A GPU run's step is the GPU's: one worker drives it.
-    if (this.backend === 'gpu' || (this.backend === 'auto' && gpuSized(config))) return 1;
+    if (this.placementFor(config).backend === 'gpu') return 1;
     const w = this.store.state.workers;
     const { most, auto } = this.lab.workers(config, this.cores);
     if (w !== 'auto') return Math.max(1, Math.min(w, most));
@@ -107,6 +108,18 @@ export class Runs {
     // it is then the sweep's run bit for bit (the worker count changes the gradients' sums).
     if (this.store.state.seeds) return 1;
     return Math.max(1, Math.min(auto, most));
+  }
+
+  /** Where a run of `config` trains: on the GPU where the page may use it and the lab's runs
+   * have one (under `auto`, where the lab finds these settings large enough), else on the
+   * CPU, with the reason. @param {Record<string, unknown>} config
+   * @returns {import('./protocol.js').Placement} */
+  placementFor(config) {
+    const gpu = this.lab.gpu;
+    if (this.backend === 'cpu') return { backend: 'cpu', reason: this.cpuReason };
+    if (!gpu) return { backend: 'cpu', reason: `the ${this.lab.menuName} lab trains on the CPU only` };
+    if (this.backend === 'auto' && !gpu(config)) return { backend: 'cpu', reason: 'runs this small train faster with wasm SIMD' };
+    return { backend: 'gpu', reason: '' };
   }
 
   /** Brings the runs in line with the store's state. @param {State} [s] */

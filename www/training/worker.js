@@ -7,7 +7,6 @@
 // It knows no model: the lab and its settings come with the messages.
 
 import { instantiate, isPanic, kindOf, lastPanic } from './wasm.js';
-import { gpuSized } from './gpu-size.js';
 
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
@@ -23,9 +22,9 @@ let wasm = null;
 /** @type {any} the wasm Trainer */
 let trainer = null;
 let lab = '';
-/** Where the page asks the trainer to train: `gpu` tries the browser's GPU first, `auto`
- * for runs large enough (gpu-size.js). */
-let backendAsked = /** @type {import('./protocol.js').Backend} */ ('cpu');
+/** Where the page asks the trainer to train (`gpu` tries the browser's GPU first), and why
+ * not on the GPU. @type {import('./protocol.js').Placement} */
+let placement = { backend: 'cpu', reason: '' };
 let running = false;
 /** Steps per frame; below 1, one step every 1/speed frames (slow motion). */
 let speed = 1;
@@ -176,7 +175,7 @@ async function gpuTrainer(config) {
  * @param {Error} err @returns {Promise<boolean>} false: the frame stops */
 async function lostGpu(err) {
   const config = trainer.config();
-  backendAsked = 'cpu';
+  placement = { backend: 'cpu', reason: '' };
   running = false;
   if (await build(config)) {
     post({ type: 'backend', backend: 'cpu', device: '', reason: `the GPU stopped (${err.message}); the run starts again on the CPU`, refused: true });
@@ -190,12 +189,10 @@ async function lostGpu(err) {
  * @param {Record<string, unknown>} config */
 async function build(config) {
   const count = replicas.length + 1;
-  let reason = '';
+  let reason = placement.reason;
   let refused = false;
   let t = null;
-  if (backendAsked === 'auto' && !gpuSized(config)) {
-    reason = 'runs this small train faster with wasm SIMD';
-  } else if (backendAsked !== 'cpu') {
+  if (placement.backend === 'gpu') {
     ({ t, reason } = await gpuTrainer(config));
     if (!t && !reason) return false;
     refused = !t;
@@ -361,7 +358,7 @@ async function handle(msg) {
   switch (msg.type) {
     case 'init': {
       lab = msg.lab;
-      backendAsked = msg.backend ?? 'cpu';
+      placement = msg.placement;
       speed = msg.speed;
       budgetMs = msg.frameMs;
       generation = msg.generation;
@@ -390,6 +387,7 @@ async function handle(msg) {
     case 'config': {
       const wasRunning = running;
       adopt(msg.generation);
+      placement = msg.placement;
       if (await build(msg.config)) {
         frameCredit = 0;
         sendSnapshot();

@@ -306,7 +306,9 @@ export const copying = {
   // A batch splits by sequences; a large one (the paper size) over every core, up to 8; a
   // small one's step is too short to win from splitting.
   workers: (c, cores) => ({ most: Number(c.batch), auto: Number(c.batch) >= 64 ? Math.min(cores, 8) : 1 }),
-  gpu: true,
+  // The GPU from width × batch 128·128 on: the paper's size (256·128) goes there, the small
+  // preset (64·32) stays with wasm SIMD. A rule of thumb, not yet measured on a GPU.
+  gpu: (c) => Number(c.hidden) * Number(c.batch) >= 128 * 128,
   // The switch of the maps' marks was the part `aligned` until 2026-12.
   partAliases: { aligned: 'marks' },
   parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
