@@ -30,7 +30,6 @@ mutants=(
   "src/copying/model/output.rs|g_m.iter_mut().for_each(\|x\| *x *= inv_k);||drop the 1/K of the head average"
   "src/copying/gpu/wgsl/lstm.wgsl|carry[cr + bh + e] = dc * f;|carry[cr + bh + e] = 0.0 * dc * f;|gpu: drop the cell-state recurrence"
   "src/copying/gpu/wgsl/rows.wgsl|x[o + j] = v[ao + j] * (x[o + j] - dot);|x[o + j] = v[ao + j] * x[o + j];|gpu: drop the softmax normalisation term"
-  "src/copying/gpu/wgsl/output.wgsl|gr[g0 + p.w_comb + j * 2u * h + h + i] += dbias[d0 + j] * s * p.inv_k;|gr[g0 + p.w_comb + j * 2u * h + h + i] += 0.0;|gpu: drop the fused bias's path into W_c'"
   "src/copying/gpu/wgsl/probe.wgsl|if (j != y) { sum += exp(logits[o + j] - m); }|sum += exp(logits[o + j] - m);|gpu: the probe's odds count the target against itself"
   "src/sparse/model.rs|d_scores[bit as usize * t + pos] += a * (ws.da[pos] - weighted);|d_scores[bit as usize * t + pos] += a * ws.da[pos];|sparse: drop the softmax normalisation term"
   "src/sparse/model.rs|*dv += a * go;|*dv += 0.0 * a * go;|sparse: drop the gradient into the value table"
