@@ -127,12 +127,16 @@ function guard(where, f) {
   try {
     return f();
   } catch (e) {
-    const err = /** @type {Error} */ (e);
-    if (!panicked(err)) {
-      post({ type: 'error', where, kind: kindOf(err), message: err.message ?? String(err) });
-    }
-    return undefined;
+    return refused(where, e);
   }
+}
+
+/** Reports what a call into wasm threw: a panic as such, else a refusal with its kind.
+ * @param {string} where @param {unknown} e @returns {undefined} */
+function refused(where, e) {
+  const err = /** @type {Error} */ (e);
+  if (!panicked(err)) post({ type: 'error', where, kind: kindOf(err), message: err.message ?? String(err) });
+  return undefined;
 }
 
 /** Awaits `f` (a call into wasm that may return a promise: a GPU run's), reporting a
@@ -143,11 +147,7 @@ async function settle(where, f) {
   try {
     return await f();
   } catch (e) {
-    const err = /** @type {Error} */ (e);
-    if (!panicked(err)) {
-      post({ type: 'error', where, kind: kindOf(err), message: err.message ?? String(err) });
-    }
-    return undefined;
+    return refused(where, e);
   }
 }
 

@@ -4,6 +4,7 @@
 //! natively waits on the device and in a browser resolves from the event loop. Natively
 //! `block_on` drives these futures to the end.
 
+use super::kernels::Kernels;
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
@@ -14,6 +15,8 @@ pub struct Gpu {
     pub queue: wgpu::Queue,
     pub info: wgpu::AdapterInfo,
     pub limits: wgpu::Limits,
+    /// The kernels, compiled once for every model on this device.
+    pub kernels: Arc<Kernels>,
 }
 
 impl Gpu {
@@ -57,6 +60,7 @@ impl Gpu {
             .await
             .map_err(|e| format!("the GPU refused a device: {e}"))?;
         Ok(Gpu {
+            kernels: Arc::new(Kernels::new(&device)),
             device,
             queue,
             info: adapter.get_info(),

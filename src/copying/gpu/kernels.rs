@@ -130,31 +130,28 @@ impl Kernel {
     }
 }
 
-/// The compiled kernels of one device.
+/// The compiled kernels of one device (compiled once, with the device: `Gpu::kernels`).
 pub struct Kernels {
     pipelines: Vec<wgpu::ComputePipeline>, // by `ALL`'s order
 }
 
 impl Kernels {
-    pub fn new(gpu: &Gpu) -> Kernels {
+    pub fn new(device: &wgpu::Device) -> Kernels {
         let pipelines = ALL
             .iter()
             .map(|&k| {
-                let module = gpu
-                    .device
-                    .create_shader_module(wgpu::ShaderModuleDescriptor {
-                        label: Some(&format!("{k:?}")),
-                        source: wgpu::ShaderSource::Wgsl(k.wgsl().into()),
-                    });
-                gpu.device
-                    .create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
-                        label: Some(&format!("{k:?}")),
-                        layout: None,
-                        module: &module,
-                        entry_point: Some(k.source().2),
-                        compilation_options: Default::default(),
-                        cache: None,
-                    })
+                let module = device.create_shader_module(wgpu::ShaderModuleDescriptor {
+                    label: Some(&format!("{k:?}")),
+                    source: wgpu::ShaderSource::Wgsl(k.wgsl().into()),
+                });
+                device.create_compute_pipeline(&wgpu::ComputePipelineDescriptor {
+                    label: Some(&format!("{k:?}")),
+                    layout: None,
+                    module: &module,
+                    entry_point: Some(k.source().2),
+                    compilation_options: Default::default(),
+                    cache: None,
+                })
             })
             .collect();
         Kernels { pipelines }
@@ -216,7 +213,7 @@ pub struct View<'a> {
 
 /// One recorded dispatch.
 struct Dispatch {
-    kernel: Kernel,
+    pipeline: wgpu::ComputePipeline,
     bind: wgpu::BindGroup,
     groups: [u32; 3],
 }
@@ -246,7 +243,6 @@ pub fn grid(n: usize) -> [u32; 3] {
 /// holds one equal part per seed, and each dispatch runs once per seed (along z).
 pub struct Recorder<'a> {
     pub gpu: &'a Gpu,
-    pub kernels: &'a Kernels,
     pub seeds: usize,
 }
 
@@ -302,11 +298,11 @@ impl Recorder<'_> {
             .device
             .create_bind_group(&wgpu::BindGroupDescriptor {
                 label: Some(&format!("{kernel:?}")),
-                layout: &self.kernels.pipeline(kernel).get_bind_group_layout(0),
+                layout: &self.gpu.kernels.pipeline(kernel).get_bind_group_layout(0),
                 entries: &entries,
             });
         rec.list.push(Dispatch {
-            kernel,
+            pipeline: self.gpu.kernels.pipeline(kernel).clone(),
             bind,
             groups,
         });
@@ -365,23 +361,12 @@ impl Recorder<'_> {
         beta: f32,
     ) {
         let p = copy_params(n, Some(src), dst, alpha, beta, 0.0);
-        if std::ptr::eq(src.buf, dst.buf) {
-            self.push(
-                rec,
-                Kernel::CopyWithin,
-                &p,
-                &[dst.buf],
-                grid(n.iter().product()),
-            );
+        let (kernel, buffers): (Kernel, &[&wgpu::Buffer]) = if std::ptr::eq(src.buf, dst.buf) {
+            (Kernel::CopyWithin, &[dst.buf])
         } else {
-            self.push(
-                rec,
-                Kernel::Copy,
-                &p,
-                &[src.buf, dst.buf],
-                grid(n.iter().product()),
-            );
-        }
+            (Kernel::Copy, &[src.buf, dst.buf])
+        };
+        self.push(rec, kernel, &p, buffers, grid(n.iter().product()));
     }
 
     /// `dst = value` over the index space `n`.
@@ -470,7 +455,7 @@ fn copy_params(
 /// register multiply-adds in 256 × 4,096 threads reaches it: the peak a step is measured
 /// against (the best of 5 timings).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
+pub fn peak_gflops(gpu: &Gpu) -> f64 {
     let (threads, iters) = (256 * 4096, 4096u32);
     let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("peak"),
@@ -478,11 +463,7 @@ pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
-    let rec = Recorder {
-        gpu,
-        kernels,
-        seeds: 1,
-    };
+    let rec = Recorder { gpu, seeds: 1 };
     let mut list = Recording::default();
     rec.push(
         &mut list,
@@ -491,9 +472,9 @@ pub fn peak_gflops(gpu: &Gpu, kernels: &Kernels) -> f64 {
         &[&out],
         [4096, 1, 1],
     );
-    list.time(gpu, kernels, 1);
+    list.time(gpu, 1);
     let best = (0..5)
-        .map(|_| list.time(gpu, kernels, 1))
+        .map(|_| list.time(gpu, 1))
         .fold(f64::INFINITY, f64::min);
     2.0 * 16.0 * iters as f64 * threads as f64 / best / 1e9
 }
@@ -503,15 +484,29 @@ pub fn words(words: &[u32]) -> Vec<u8> {
     words.iter().flat_map(|w| w.to_le_bytes()).collect()
 }
 
+/// Writes `words` into `out` (4 bytes each), little-endian as WGSL reads them.
+pub fn put_words(out: &mut [u8], words: impl IntoIterator<Item = u32>) {
+    for (o, w) in out.chunks_exact_mut(4).zip(words) {
+        o.copy_from_slice(&w.to_le_bytes());
+    }
+}
+
+/// The 32-bit words of `bytes` (little-endian, as WGSL wrote them).
+pub fn le_words(bytes: &[u8]) -> impl Iterator<Item = u32> + '_ {
+    bytes
+        .chunks_exact(4)
+        .map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+}
+
 impl Recording {
     /// Records the whole list into one compute pass of `encoder`.
-    pub fn encode(&self, kernels: &Kernels, encoder: &mut wgpu::CommandEncoder) {
+    pub fn encode(&self, encoder: &mut wgpu::CommandEncoder) {
         let mut pass = encoder.begin_compute_pass(&wgpu::ComputePassDescriptor {
             label: None,
             timestamp_writes: None,
         });
         for d in &self.list {
-            pass.set_pipeline(kernels.pipeline(d.kernel));
+            pass.set_pipeline(&d.pipeline);
             pass.set_bind_group(0, &d.bind, &[]);
             pass.dispatch_workgroups(d.groups[0], d.groups[1], d.groups[2]);
         }
@@ -519,11 +514,11 @@ impl Recording {
 
     /// Submits the list `times` times and waits: seconds taken.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn time(&self, gpu: &Gpu, kernels: &Kernels, times: usize) -> f64 {
+    pub fn time(&self, gpu: &Gpu, times: usize) -> f64 {
         let start = std::time::Instant::now();
         for _ in 0..times {
             let mut enc = gpu.device.create_command_encoder(&Default::default());
-            self.encode(kernels, &mut enc);
+            self.encode(&mut enc);
             gpu.queue.submit([enc.finish()]);
         }
         gpu.wait();

@@ -5,11 +5,11 @@
 //! mirrors); only the order of summation differs.
 
 use super::device::Gpu;
-use super::kernels::{grid, words, Kernel, Kernels, Mat, Recorder, Recording, View};
+use super::kernels::{grid, le_words, put_words, Kernel, Mat, Recorder, Recording, View};
 use crate::copying::model::params::{Dims, Layout};
 use crate::copying::tasks::Batch;
 use crate::optim::OptimizerKind;
-use crate::run::DIVERGED_FACTOR;
+use crate::run::{RunError, DIVERGED_FACTOR};
 
 /// What a step reports: the mean training loss, and whether it diverged (a loss that is not
 /// finite or above the limit, or a gradient that is not finite, at this step or an earlier
@@ -18,6 +18,19 @@ use crate::run::DIVERGED_FACTOR;
 pub struct StepResult {
     pub loss: f32,
     pub diverged: bool,
+}
+
+impl StepResult {
+    /// The divergence of a diverged step `step` of a model of `n_tok` tokens, as the CPU
+    /// reports it: its loss, or NaN where the loss was fine and a gradient was not.
+    pub fn divergence(&self, step: u64, n_tok: usize) -> RunError {
+        let limit = DIVERGED_FACTOR * (n_tok as f32).ln();
+        let fine = self.loss.is_finite() && self.loss <= limit;
+        RunError::Diverged {
+            step,
+            loss: if fine { f32::NAN } else { self.loss },
+        }
+    }
 }
 
 /// How many seeds of a model of `dims` (batches of `batch`, evaluation batches of
@@ -45,6 +58,22 @@ pub const OUT_OF_MEMORY: &str = "the GPU has too little memory for this model";
 
 /// The most workgroups a dispatch has along one dimension.
 const MAX_GROUPS: usize = 65_535;
+
+/// Sizes of one model and batch: `T` = source length = target length, `N = T·B` rows,
+/// `G = 4H` gate width, `NL = D + 1` LSTMs (the encoder's directions, then the decoder).
+#[derive(Clone, Copy, Debug)]
+struct Sizes {
+    b: usize,
+    t: usize,
+    h: usize,
+    nt: usize,
+    d: usize,
+    k: usize,
+    hs: usize,
+    n: usize,
+    g: usize,
+    nl: usize,
+}
 
 impl Sizes {
     /// Values an evaluation of this batch reads back per seed: α, log-probabilities, β and
@@ -98,22 +127,6 @@ impl Sizes {
     }
 }
 
-/// Sizes of one model and batch: `T` = source length = target length, `N = T·B` rows,
-/// `G = 4H` gate width, `NL = D + 1` LSTMs (the encoder's directions, then the decoder).
-#[derive(Clone, Copy, Debug)]
-struct Sizes {
-    b: usize,
-    t: usize,
-    h: usize,
-    nt: usize,
-    d: usize,
-    k: usize,
-    hs: usize,
-    n: usize,
-    g: usize,
-    nl: usize,
-}
-
 /// Every buffer of a run, in elements (f32 unless marked u32).
 struct Buffers {
     params: wgpu::Buffer,   // (P,) flat, the CPU model's layout
@@ -158,13 +171,12 @@ struct Buffers {
 /// The model on one device, for batches of one size.
 pub struct GpuModel {
     pub gpu: Gpu,
-    kernels: Kernels,
     layout: Layout,
     s: Sizes,
     buf: Buffers,
     step: Recording,
     adam: wgpu::Buffer, // the update's parameters, written every step
-    src_rev: Vec<u32>,  // (T, B) the source reversed, for the backward direction
+    tokens: Tokens,
     eval: EvalPass,
     /// Seeds trained at once: every buffer holds one part per seed.
     seeds: usize,
@@ -185,7 +197,51 @@ struct EvalHost {
     alpha: Vec<f32>, // (S, K, Be, T, T)
     logp: Vec<f32>,  // (S, T, Be, NT)
     beta: Vec<f32>,  // (S, Be, T, T)
-    loss: Vec<f32>,  // (S,)
+    stats: Vec<u32>, // (S, 4): loss bits, …
+}
+
+/// The bytes of the tokens a step uploads, made once: (S, 4, T, B) u32 as `tok` holds them.
+struct Tokens {
+    bytes: Vec<u8>,
+}
+
+impl Tokens {
+    fn new(seeds: usize, s: &Sizes) -> Tokens {
+        Tokens {
+            bytes: vec![0; seeds * 4 * s.t * s.b * 4],
+        }
+    }
+
+    /// Seed `seed`'s part: source, source reversed, target in, target out.
+    fn fill(&mut self, seed: usize, batch: &Batch) {
+        let (bsz, ls) = (batch.batch, batch.src_len);
+        let tb = ls * bsz * 4;
+        let part = &mut self.bytes[seed * 4 * tb..(seed + 1) * 4 * tb];
+        let (src, rest) = part.split_at_mut(tb);
+        let (rev, rest) = rest.split_at_mut(tb);
+        let (tin, tout) = rest.split_at_mut(tb);
+        put_words(src, batch.source.iter().copied());
+        let reversed = (0..ls)
+            .rev()
+            .flat_map(|pos| &batch.source[pos * bsz..(pos + 1) * bsz]);
+        put_words(rev, reversed.copied());
+        put_words(tin, batch.target_in.iter().copied());
+        put_words(tout, batch.target_out.iter().copied());
+    }
+
+    /// Fills every seed's part from `batches` (one per seed, of the pass's shape) and
+    /// uploads them into `tok`.
+    fn upload(&mut self, gpu: &Gpu, tok: &wgpu::Buffer, batches: &[Batch], s: &Sizes) {
+        for (seed, batch) in batches.iter().enumerate() {
+            assert_eq!(
+                (batch.batch, batch.src_len),
+                (s.b, s.t),
+                "a batch of another shape"
+            );
+            self.fill(seed, batch);
+        }
+        gpu.queue.write_buffer(tok, 0, &self.bytes);
+    }
 }
 
 /// The evaluation: a forward pass over the evaluation batch on buffers of its size (reading
@@ -199,9 +255,8 @@ struct EvalPass {
     beta: wgpu::Buffer,    // (Be, T, T)
     out: wgpu::Buffer,     // α, log-probabilities, β and stats, mapped for reading
     rec: Recording,
-    src_rev: Vec<u32>, // (T, Be)
+    tokens: Tokens,
     host: EvalHost,
-    stats: Vec<u32>, // (S, 4) read back
 }
 
 /// The most probe logits one chunk holds (floats).
@@ -227,27 +282,16 @@ impl EvalPass {
             .clamp(1, (65_535 * 16) / tt)
             .min(s.b);
         let max = gpu.limits.max_buffer_size as usize;
-        let make = |name: &str, len: usize, usage: wgpu::BufferUsages| {
-            let bytes = len.max(4) * 4 * seeds;
-            if bytes > max {
-                return Err(too_large(max, seeds, name, bytes));
-            }
-            Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size: bytes as u64,
-                usage,
-                mapped_at_creation: false,
-            }))
-        };
+        let make = |name: &str, len: usize, usage| make_buffer(gpu, name, len, seeds, usage, max);
         use wgpu::BufferUsages as U;
         let st = U::STORAGE | U::COPY_SRC;
         let host = EvalHost {
             alpha: vec![0.0; seeds * s.k * s.b * tt],
             logp: vec![0.0; seeds * n * nt],
             beta: vec![0.0; seeds * s.b * tt],
-            loss: vec![f32::NAN; seeds],
+            stats: vec![0; seeds * 4],
         };
-        let out_len = (host.alpha.len() + host.logp.len() + host.beta.len()) / seeds + 4;
+        let out_len = s.read_back();
         let mut pass = EvalPass {
             u: make("u", n * h, st)?,
             v: make("v", s.b * t * h, st)?,
@@ -255,9 +299,8 @@ impl EvalPass {
             beta: make("beta", s.b * tt, st)?,
             out: make("evaluation out", out_len, U::MAP_READ | U::COPY_DST)?,
             rec: Recording::default(),
-            src_rev: vec![0; t * s.b],
+            tokens: Tokens::new(seeds, &s),
             host,
-            stats: vec![0; 4 * seeds],
             buf,
             s,
         };
@@ -320,12 +363,7 @@ impl GpuModel {
         let layout = Layout::new(dims);
         let s = Sizes::new(dims, batch, src_len);
         let buf = Buffers::new(&gpu, &s, layout.len, None, true, seeds)?;
-        let kernels = Kernels::new(&gpu);
-        let rec = Recorder {
-            gpu: &gpu,
-            kernels: &kernels,
-            seeds,
-        };
+        let rec = Recorder { gpu: &gpu, seeds };
         let mut step = Recording::default();
         let plan = Plan {
             rec: &rec,
@@ -338,7 +376,7 @@ impl GpuModel {
         let adam = plan.update(&mut step);
         let eval = EvalPass::new(&rec, &layout, &buf.params, eval_batch, src_len, uniform)?;
         Ok(GpuModel {
-            src_rev: vec![0; s.t * s.b],
+            tokens: Tokens::new(seeds, &s),
             seeds,
             results: vec![
                 StepResult {
@@ -348,7 +386,6 @@ impl GpuModel {
                 seeds
             ],
             gpu,
-            kernels,
             layout,
             s,
             buf,
@@ -364,46 +401,35 @@ impl GpuModel {
     pub async fn evaluate_async(&mut self, batches: &[Batch]) -> Result<(), String> {
         let e = &mut self.eval;
         assert_eq!(batches.len(), self.seeds, "one evaluation batch per seed");
-        for (i, batch) in batches.iter().enumerate() {
-            assert_eq!(
-                (batch.batch, batch.src_len),
-                (e.s.b, e.s.t),
-                "a batch of another shape"
-            );
-            write_tokens(&self.gpu, &e.buf.tok, i, batch, &mut e.src_rev);
-        }
+        e.tokens.upload(&self.gpu, &e.buf.tok, batches, &e.s);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&e.buf.stats, 0, None);
-        e.rec.encode(&self.kernels, &mut enc);
+        e.rec.encode(&mut enc);
         let mut at = 0u64;
         for (src, len) in [
             (&e.buf.alpha, e.host.alpha.len()),
             (&e.buf.logits, e.host.logp.len()),
             (&e.beta, e.host.beta.len()),
-            (&e.buf.stats, e.stats.len()),
+            (&e.buf.stats, e.host.stats.len()),
         ] {
             let bytes = (len * 4) as u64;
             enc.copy_buffer_to_buffer(src, 0, &e.out, at, bytes);
             at += bytes;
         }
         self.gpu.queue.submit([enc.finish()]);
-        let (h, stats) = (&mut e.host, &mut e.stats);
+        let h = &mut e.host;
         read_mapped(&self.gpu, &e.out, |bytes| {
-            let mut words = bytes.chunks_exact(4).map(|c| [c[0], c[1], c[2], c[3]]);
+            let mut words = le_words(bytes);
             for v in [&mut h.alpha, &mut h.logp, &mut h.beta] {
                 for (x, w) in v.iter_mut().zip(&mut words) {
-                    *x = f32::from_le_bytes(w);
+                    *x = f32::from_bits(w);
                 }
             }
-            for (x, w) in stats.iter_mut().zip(&mut words) {
-                *x = u32::from_le_bytes(w);
+            for (x, w) in h.stats.iter_mut().zip(&mut words) {
+                *x = w;
             }
         })
-        .await?;
-        for (l, st) in h.loss.iter_mut().zip(stats.chunks_exact(4)) {
-            *l = f32::from_bits(st[0]);
-        }
-        Ok(())
+        .await
     }
 
     /// [`GpuModel::evaluate_async`], waited for.
@@ -420,7 +446,7 @@ impl GpuModel {
             alpha: part(&h.alpha, seed, seeds),
             logp: part(&h.logp, seed, seeds),
             beta: part(&h.beta, seed, seeds),
-            loss: h.loss[seed],
+            loss: f32::from_bits(h.stats[seed * 4]),
         }
     }
 
@@ -428,13 +454,13 @@ impl GpuModel {
     /// back with no read-back between them (the step's GPU time, for the benchmark).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn time_steps(&self, times: usize) -> f64 {
-        self.step.time(&self.gpu, &self.kernels, times)
+        self.step.time(&self.gpu, times)
     }
 
     /// The device's multiply-add peak (kernels::peak_gflops).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn peak_gflops(&self) -> f64 {
-        super::kernels::peak_gflops(&self.gpu, &self.kernels)
+        super::kernels::peak_gflops(&self.gpu)
     }
 
     /// Dispatches in one step.
@@ -451,10 +477,12 @@ impl GpuModel {
     /// divergence.
     pub fn load(&self, seed: usize, params: &[f32]) {
         assert_eq!(params.len(), self.layout.len);
+        self.clear_divergence(seed);
         let q = &self.gpu.queue;
-        q.write_buffer(&self.buf.stats, (seed * 16) as u64, &[0u8; 16]);
         let at = (seed * params.len() * 4) as u64;
-        q.write_buffer(&self.buf.params, at, &floats(params));
+        let mut bytes = vec![0u8; params.len() * 4];
+        put_words(&mut bytes, params.iter().map(|x| x.to_bits()));
+        q.write_buffer(&self.buf.params, at, &bytes);
         let zeros = vec![0u8; params.len() * 4];
         q.write_buffer(&self.buf.adam_m, at, &zeros);
         q.write_buffer(&self.buf.adam_v, at, &zeros);
@@ -497,8 +525,8 @@ impl GpuModel {
         enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, 0, bytes);
         self.gpu.queue.submit([enc.finish()]);
         read_mapped(&self.gpu, &self.buf.download, |b| {
-            for (o, c) in out.iter_mut().zip(b.chunks_exact(4)) {
-                *o = f32::from_le_bytes([c[0], c[1], c[2], c[3]]);
+            for (o, w) in out.iter_mut().zip(le_words(b)) {
+                *o = f32::from_bits(w);
             }
         })
         .await
@@ -526,16 +554,9 @@ impl GpuModel {
         lr: f32,
         t: u64,
     ) -> Result<&[StepResult], String> {
-        let s = self.s;
         assert_eq!(batches.len(), self.seeds, "one batch per seed");
-        for (i, batch) in batches.iter().enumerate() {
-            assert_eq!(
-                (batch.batch, batch.src_len),
-                (s.b, s.t),
-                "a batch of another shape"
-            );
-            write_tokens(&self.gpu, &self.buf.tok, i, batch, &mut self.src_rev);
-        }
+        self.tokens
+            .upload(&self.gpu, &self.buf.tok, batches, &self.s);
         let q = &self.gpu.queue;
         let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
         let bc1 = 1.0 - (b1 as f64).powi(t as i32);
@@ -554,20 +575,24 @@ impl GpuModel {
             0,
             0,
         ];
-        q.write_buffer(&self.adam, 0, &words(&adam));
+        let mut bytes = [0u8; 48];
+        put_words(&mut bytes, adam);
+        q.write_buffer(&self.adam, 0, &bytes);
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.clear_buffer(&self.buf.grads, 0, None);
-        self.step.encode(&self.kernels, &mut enc);
+        self.step.encode(&mut enc);
         let bytes = self.buf.stats.size();
         enc.copy_buffer_to_buffer(&self.buf.stats, 0, &self.buf.readback, 0, bytes);
         q.submit([enc.finish()]);
         let results = &mut self.results;
         read_mapped(&self.gpu, &self.buf.readback, |b| {
             for (r, c) in results.iter_mut().zip(b.chunks_exact(16)) {
-                let word = |i: usize| u32::from_le_bytes([c[i], c[i + 1], c[i + 2], c[i + 3]]);
+                let mut words = le_words(c);
+                let mut next = || words.next().expect("a seed's 4 stats");
+                let (loss, step_diverged, diverged) = (next(), next(), next());
                 *r = StepResult {
-                    loss: f32::from_bits(word(0)),
-                    diverged: word(4) != 0 || word(8) != 0,
+                    loss: f32::from_bits(loss),
+                    diverged: step_diverged != 0 || diverged != 0,
                 };
             }
         })
@@ -576,43 +601,36 @@ impl GpuModel {
     }
 }
 
-/// The refusal of a buffer of `bytes` past the device's largest, `max`.
-fn too_large(max: usize, seeds: usize, name: &str, bytes: usize) -> String {
-    format!(
-        "the GPU's largest buffer is {} MiB; {seeds} seed(s) of this model need {} MiB for \
-         {name}: use fewer seeds at once, fewer sequences per batch or a smaller width",
-        max >> 20,
-        bytes >> 20
-    )
+/// A buffer of `len` values (at least 4) per seed, `seeds` parts; refused past `max` bytes.
+fn make_buffer(
+    gpu: &Gpu,
+    name: &str,
+    len: usize,
+    seeds: usize,
+    usage: wgpu::BufferUsages,
+    max: usize,
+) -> Result<wgpu::Buffer, String> {
+    let bytes = len.max(4) * 4 * seeds;
+    if bytes > max {
+        return Err(format!(
+            "the GPU's largest buffer is {} MiB; {seeds} seed(s) of this model need {} MiB for \
+             {name}: use fewer seeds at once, fewer sequences per batch or a smaller width",
+            max >> 20,
+            bytes >> 20
+        ));
+    }
+    Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
+        label: Some(name),
+        size: bytes as u64,
+        usage,
+        mapped_at_creation: false,
+    }))
 }
 
 /// Part `seed` of `seeds` equal parts of `v`.
 fn part(v: &[f32], seed: usize, seeds: usize) -> &[f32] {
     let n = v.len() / seeds;
     &v[seed * n..(seed + 1) * n]
-}
-
-/// Writes `batch`'s tokens into seed `seed`'s part of `tok` (S, 4, T, B): source, source
-/// reversed (through `src_rev` (T, B)), target in, target out.
-fn write_tokens(gpu: &Gpu, tok: &wgpu::Buffer, seed: usize, batch: &Batch, src_rev: &mut [u32]) {
-    let (bsz, ls) = (batch.batch, batch.src_len);
-    for pos in 0..ls {
-        src_rev[pos * bsz..(pos + 1) * bsz]
-            .copy_from_slice(&batch.source[(ls - 1 - pos) * bsz..(ls - pos) * bsz]);
-    }
-    let tb = (ls * bsz * 4) as u64;
-    for (i, part) in [
-        &batch.source[..],
-        src_rev,
-        &batch.target_in,
-        &batch.target_out,
-    ]
-    .into_iter()
-    .enumerate()
-    {
-        gpu.queue
-            .write_buffer(tok, (seed * 4 + i) as u64 * tb, &words(part));
-    }
 }
 
 /// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps; an error where the device
@@ -627,10 +645,6 @@ async fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) -> Re
     drop(view);
     buf.unmap();
     Ok(())
-}
-
-fn floats(xs: &[f32]) -> Vec<u8> {
-    xs.iter().flat_map(|x| x.to_le_bytes()).collect()
 }
 
 impl Buffers {
@@ -658,18 +672,7 @@ impl Buffers {
             ..
         } = *s;
         let max = gpu.limits.max_storage_buffer_binding_size as usize;
-        let make = |name: &str, len: usize, extra: wgpu::BufferUsages| {
-            let bytes = len.max(4) * 4 * seeds;
-            if bytes > max {
-                return Err(too_large(max, seeds, name, bytes));
-            }
-            Ok(gpu.device.create_buffer(&wgpu::BufferDescriptor {
-                label: Some(name),
-                size: bytes as u64,
-                usage: extra,
-                mapped_at_creation: false,
-            }))
-        };
+        let make = |name: &str, len: usize, usage| make_buffer(gpu, name, len, seeds, usage, max);
         use wgpu::BufferUsages as U;
         let st = U::STORAGE | U::COPY_DST | U::COPY_SRC;
         let map = U::MAP_READ | U::COPY_DST;
@@ -799,6 +802,21 @@ impl Plan<'_> {
         ]
     }
 
+    /// lstm_forward's steps of LSTM `l` over the tokens at `tok`, one dispatch each.
+    fn lstm_forward(&self, rec: &mut Recording, l: usize, tok: usize) {
+        let (s, b) = (self.s, self.buf);
+        for step in 0..s.t {
+            let p = self.lstm_params(l, step, l * s.h * s.g, tok);
+            self.rec.push(
+                rec,
+                Kernel::LstmForward,
+                &p,
+                &[&b.wt, &b.table, &b.tok, &b.gates, &b.hs, &b.cs, &b.tc],
+                grid(s.b * s.h),
+            );
+        }
+    }
+
     /// Forward pass (Seq2Seq::forward_with), ending with the loss in stats and dlogits.
     fn forward(&self, rec: &mut Recording, uniform: bool) {
         let (r, s, b) = (self.rec, self.s, self.buf);
@@ -845,17 +863,7 @@ impl Plan<'_> {
         }
         // the encoder's directions, each from a zero state
         for l in 0..s.d {
-            let tok = self.tok_off(if l == 0 { SRC } else { REV });
-            for step in 0..t {
-                let p = self.lstm_params(l, step, l * h * g, tok);
-                r.push(
-                    rec,
-                    Kernel::LstmForward,
-                    &p,
-                    &[&b.wt, &b.table, &b.tok, &b.gates, &b.hs, &b.cs, &b.tc],
-                    grid(bh),
-                );
-            }
+            self.lstm_forward(rec, l, self.tok_off(if l == 0 { SRC } else { REV }));
             // h_enc[b, s, l·H + j] = h[step + 1][b, j], step = s, or T − 1 − s backwards
             let (off, s0) = if l == 0 {
                 (self.states(l) + bh, bh as i64)
@@ -886,45 +894,19 @@ impl Plan<'_> {
                 r.copy(
                     rec,
                     [1, 1, bh],
-                    View {
-                        buf: state,
-                        off: (self.states(l) + t * bh) as i64,
-                        s: [0, 0, 1],
-                    },
-                    View {
-                        buf: state,
-                        off: self.states(s.d) as i64,
-                        s: [0, 0, 1],
-                    },
+                    vector(state, self.states(l) + t * bh),
+                    vector(state, self.states(s.d)),
                     inv_d,
                     if l == 0 { 0.0 } else { 1.0 },
                 );
             }
         }
-        for step in 0..t {
-            let p = self.lstm_params(s.d, step, s.d * h * g, self.tok_off(TIN));
-            r.push(
-                rec,
-                Kernel::LstmForward,
-                &p,
-                &[&b.wt, &b.table, &b.tok, &b.gates, &b.hs, &b.cs, &b.tc],
-                grid(bh),
-            );
-        }
+        self.lstm_forward(rec, s.d, self.tok_off(TIN));
         let d = Mat::rows(&b.hs, self.d_off(), h);
         // attention_forward, each head
         let (qn, an) = (n * hs, bsz * t * t);
         if uniform {
-            r.fill(
-                rec,
-                [1, 1, s.k * an],
-                View {
-                    buf: &b.alpha,
-                    off: 0,
-                    s: [0, 0, 1],
-                },
-                1.0 / t as f32,
-            );
+            r.fill(rec, [1, 1, s.k * an], vector(&b.alpha, 0), 1.0 / t as f32);
         }
         for k in 0..s.k {
             if !uniform {

@@ -6,13 +6,14 @@
 
 use super::device::{block_on, Gpu};
 use super::model::GpuModel;
+use super::trainer::record;
 use crate::copying::config::{AttentionMode, Config};
-use crate::copying::metrics::{ktiw_score, Evaluation};
+use crate::copying::metrics::Evaluation;
 use crate::copying::model::Seq2Seq;
-use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
+use crate::copying::parallel::{dims_of, initialise, Streams};
 use crate::copying::tasks::Batch;
 use crate::copying::train::Evaluations;
-use crate::run::{RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
+use crate::run::{RunError, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::Settings;
 
@@ -97,7 +98,7 @@ impl GpuSweep {
             run.streams.next_batch(batch);
         }
         let c = &self.config;
-        let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
+        let n_tok = self.model.dims.n_tok;
         let results = self
             .gpu
             .step(
@@ -112,15 +113,7 @@ impl GpuSweep {
                 continue;
             }
             if r.diverged {
-                let loss = if r.loss.is_finite() && r.loss <= limit {
-                    f32::NAN
-                } else {
-                    r.loss
-                };
-                run.stopped = Some(RunError::Diverged {
-                    step: self.step,
-                    loss,
-                });
+                run.stopped = Some(r.divergence(self.step, n_tok));
             } else {
                 run.losses.push(self.step + 1, r.loss);
             }
@@ -141,23 +134,9 @@ impl GpuSweep {
             if run.stopped.is_some() {
                 continue;
             }
-            let batch = &self.eval_batches[i];
-            let m = self.gpu.eval_maps(i);
-            let maps = Maps {
-                alpha: m.alpha,
-                beta: m.beta,
-                logp: m.logp,
-                loss: m.loss,
-                ktiw_score: ktiw_score(m.beta, batch),
-            };
-            let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
-            run.evaluations.record(&EvaluationPart {
-                evaluation,
-                lo: 0,
-                hi: batch.batch,
-                alpha: m.alpha,
-                beta: m.beta,
-            });
+            let (batch, m) = (&self.eval_batches[i], self.gpu.eval_maps(i));
+            let (model, scratch) = (&self.model, &mut self.alpha_mean);
+            record(model, &m, batch, scratch, self.step, &mut run.evaluations);
         }
         Ok(())
     }

@@ -6,14 +6,14 @@
 //! reads back through its event loop); natively the `Run` trait waits for it.
 
 use super::device::Gpu;
-use super::model::GpuModel;
+use super::model::{EvalMaps, GpuModel};
 use crate::copying::config::{AttentionMode, Config};
 use crate::copying::metrics::{ktiw_score, Evaluation};
 use crate::copying::model::Seq2Seq;
 use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
 use crate::copying::tasks::Batch;
 use crate::copying::train::{EvaluationMaps, Evaluations};
-use crate::run::{check_weights, RunError, DIVERGED_FACTOR, LOSSES_RECENT, LOSSES_THINNED};
+use crate::run::{check_weights, RunError, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::Settings;
 
@@ -34,6 +34,35 @@ pub struct GpuTrainer {
     updates: u64,
     /// Whether the last step diverged (the next one retries, as on the CPU).
     diverged: bool,
+}
+
+/// Measures a GPU evaluation's maps `m` of `batch` at `step` as the CPU run does
+/// (`Maps::measure`, with `alpha_mean` (B, Lt, Ls) its scratch) and records it in
+/// `evaluations`.
+pub(super) fn record(
+    model: &Seq2Seq,
+    m: &EvalMaps,
+    batch: &Batch,
+    alpha_mean: &mut [f32],
+    step: u64,
+    evaluations: &mut Evaluations,
+) -> Evaluation {
+    let maps = Maps {
+        alpha: m.alpha,
+        beta: m.beta,
+        logp: m.logp,
+        loss: m.loss,
+        ktiw_score: ktiw_score(m.beta, batch),
+    };
+    let evaluation = maps.measure(model, batch, alpha_mean, step);
+    evaluations.record(&EvaluationPart {
+        evaluation,
+        lo: 0,
+        hi: batch.batch,
+        alpha: m.alpha,
+        beta: m.beta,
+    });
+    evaluation
 }
 
 /// A device that failed under a run: the run cannot go on on this backend.
@@ -110,16 +139,7 @@ impl GpuTrainer {
             .map_err(lost)?[0];
         if r.diverged {
             self.diverged = true;
-            let limit = DIVERGED_FACTOR * (self.model.dims.n_tok as f32).ln();
-            let loss = if r.loss.is_finite() && r.loss <= limit {
-                f32::NAN // the loss was fine: a gradient was not
-            } else {
-                r.loss
-            };
-            return Err(RunError::Diverged {
-                step: self.step,
-                loss,
-            });
+            return Err(r.divergence(self.step, self.model.dims.n_tok));
         }
         self.synced = false;
         self.updates += 1;
@@ -140,22 +160,14 @@ impl GpuTrainer {
             .await
             .map_err(lost)?;
         let m = self.gpu.eval_maps(0);
-        let maps = Maps {
-            alpha: m.alpha,
-            beta: m.beta,
-            logp: m.logp,
-            loss: m.loss,
-            ktiw_score: ktiw_score(m.beta, batch),
-        };
-        let evaluation = maps.measure(&self.model, batch, &mut self.alpha_mean, self.step);
-        self.evaluations.record(&EvaluationPart {
-            evaluation,
-            lo: 0,
-            hi: batch.batch,
-            alpha: m.alpha,
-            beta: m.beta,
-        });
-        Ok(evaluation)
+        Ok(record(
+            &self.model,
+            &m,
+            batch,
+            &mut self.alpha_mean,
+            self.step,
+            &mut self.evaluations,
+        ))
     }
 
     /// Starts again from step 0, with the same seed or `seed` (`Run::reset`).
