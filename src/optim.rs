@@ -13,6 +13,17 @@ choices! {
     }
 }
 
+/// Adam's β1, β2 and ε: PyTorch's defaults.
+pub const ADAM: (f32, f32, f32) = (0.9, 0.999, 1e-8);
+
+/// Adam's update `t` (from 1) as PyTorch scales it: `p −= step · m / (√v · inv_sqrt_bc2 + ε)`
+/// with `step = lr / (1 − β1ᵗ)` and `inv_sqrt_bc2 = 1 / √(1 − β2ᵗ)`; returns the two.
+pub fn adam_scales(lr: f32, beta1: f32, beta2: f32, t: u64) -> (f32, f32) {
+    let bc1 = 1.0 - (beta1 as f64).powi(t as i32);
+    let bc2 = 1.0 - (beta2 as f64).powi(t as i32);
+    ((lr as f64 / bc1) as f32, (1.0 / bc2.sqrt()) as f32)
+}
+
 /// Optimiser state; `m` and `v` have the parameter buffer's layout.
 #[derive(Clone, Debug)]
 pub struct Optimizer {
@@ -37,9 +48,9 @@ impl Optimizer {
         Optimizer {
             kind,
             learning_rate,
-            beta1: 0.9,
-            beta2: 0.999,
-            eps: 1e-8,
+            beta1: ADAM.0,
+            beta2: ADAM.1,
+            eps: ADAM.2,
             t: 0,
             m: vec![0.0; moments],
             v: vec![0.0; moments],
@@ -66,11 +77,7 @@ impl Optimizer {
             }
             OptimizerKind::Adam => {
                 let (b1, b2) = (self.beta1, self.beta2);
-                // PyTorch: p −= lr / (1 − β1ᵗ) · m / (√v / √(1 − β2ᵗ) + ε)
-                let bc1 = 1.0 - (b1 as f64).powi(self.t as i32);
-                let bc2 = 1.0 - (b2 as f64).powi(self.t as i32);
-                let step = (lr as f64 / bc1) as f32;
-                let inv_sqrt_bc2 = (1.0 / bc2.sqrt()) as f32;
+                let (step, inv_sqrt_bc2) = adam_scales(lr, b1, b2, self.t);
                 for (((p, g), m), v) in params
                     .iter_mut()
                     .zip(grads)

@@ -8,7 +8,7 @@ use super::device::Gpu;
 use super::kernels::{grid, le_words, put_words, Kernel, Mat, Recorder, Recording, View};
 use crate::copying::model::params::{Dims, Layout};
 use crate::copying::tasks::Batch;
-use crate::optim::OptimizerKind;
+use crate::optim::{adam_scales, OptimizerKind, ADAM};
 use crate::run::{RunError, DIVERGED_FACTOR};
 
 /// What a step reports: the mean training loss, and whether it diverged (a loss that is not
@@ -558,17 +558,16 @@ impl GpuModel {
         self.tokens
             .upload(&self.gpu, &self.buf.tok, batches, &self.s);
         let q = &self.gpu.queue;
-        let (b1, b2, eps) = (0.9f32, 0.999f32, 1e-8f32);
-        let bc1 = 1.0 - (b1 as f64).powi(t as i32);
-        let bc2 = 1.0 - (b2 as f64).powi(t as i32);
+        let (b1, b2, eps) = ADAM;
+        let (step, inv_sqrt_bc2) = adam_scales(lr, b1, b2, t);
         let adam = [
             self.layout.len as u32,
             u32::from(kind == OptimizerKind::Sgd),
             0,
             0,
             lr.to_bits(),
-            ((lr as f64 / bc1) as f32).to_bits(),
-            ((1.0 / bc2.sqrt()) as f32).to_bits(),
+            step.to_bits(),
+            inv_sqrt_bc2.to_bits(),
             eps.to_bits(),
             b1.to_bits(),
             b2.to_bits(),
