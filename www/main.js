@@ -120,7 +120,9 @@ async function boot() {
   /** @type {'auto' | 'gpu' | 'cpu'} */
   const backend = !plan.gpu ? 'cpu' : backendAsked === 'gpu' ? 'gpu' : 'auto';
   const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend, cpuReason: plan.reason });
-  const sweeps = new Sweeps({ store, variant: build, module, cores, onChange: () => { panel.dirty = true; } });
+  const sweeps = new Sweeps({
+    store, variant: build, module, cores, onChange: () => { panel.dirty = true; }, placementFor: (config) => runs.placementFor(config),
+  });
   const panel = new SweepPanel({ store, sweeps });
   const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
   const experimentPanel = new ExperimentPanel({ store, experiments });

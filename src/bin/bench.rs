@@ -10,8 +10,7 @@
 //! the share of the GPU's measured multiply-add peak it reaches, as one markdown table.
 
 use attention_playground::copying::config::Config;
-use attention_playground::copying::gpu::{max_seeds, Gpu, GpuSweep, GpuTrainer};
-use attention_playground::copying::parallel::dims_of;
+use attention_playground::copying::gpu::{Gpu, GpuSweep, GpuTrainer};
 use attention_playground::copying::train::Trainer;
 use attention_playground::kernels::{flops, gemm, scalar, tile_bench, Mat, MatMut};
 use attention_playground::rng::Rng;
@@ -166,7 +165,7 @@ fn gpu_table(quick: bool) {
     }
     let c = Config::preset("easy").expect("a preset");
     let seeds: Vec<u64> = (0..20).collect();
-    let chunk = max_seeds(&gpu, dims_of(&c), c.batch, c.eval_batch, c.src_len());
+    let chunk = GpuSweep::capacity(&gpu, &c);
     let steps = if quick { 20 } else { 200 };
     let start = Instant::now();
     for part in seeds.chunks(chunk) {

@@ -380,10 +380,8 @@ fn sweep_seeds(
     steps: u64,
 ) -> Result<Vec<(u64, SeedRun)>, String> {
     use attention_playground::copying::gpu::model::OUT_OF_MEMORY;
-    use attention_playground::copying::gpu::{max_seeds, GpuSweep};
-    use attention_playground::copying::parallel::dims_of;
-    let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
-    let mut chunk = max_seeds(gpu, dims_of(config), b, be, l);
+    use attention_playground::copying::gpu::GpuSweep;
+    let mut chunk = GpuSweep::capacity(gpu, config);
     let mut out = Vec::new();
     let mut rest = seeds;
     while !rest.is_empty() {

@@ -3,14 +3,16 @@
 //! parameters, loading weights) return promises, and whose snapshot is the CPU `Trainer`'s,
 //! so that a worker drives both alike (awaiting what may be a promise). While one of its
 //! promises is pending the run is out of its slot: another call is refused (kind
-//! `internal`) rather than let two calls meet.
+//! `internal`) rather than let two calls meet. `gpuDevice()` resolves with the browser's GPU,
+//! on which a page's sweep trains its seeds batched (`GpuSweep`, chunks of at most
+//! `capacity` seeds), with the same promises and slot.
 
 use super::copying::view;
 use super::js::{history, whole_of};
 use super::js::{losses, memory_bytes, refusal, run_error, seed_of, set, settings_of, to_js};
 use super::lab::{live_config, snapshot_of, Shown};
 use crate::copying::config::Config;
-use crate::copying::gpu::GpuTrainer;
+use crate::copying::gpu::{Gpu, GpuSweep, GpuTrainer};
 use crate::run::RunError;
 use js_sys::{Array, Float32Array, Object, Promise};
 use std::cell::RefCell;
@@ -19,7 +21,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::future_to_promise;
 
 /// The run, or nothing while a promise of it is pending.
-type Slot = Rc<RefCell<Option<GpuTrainer>>>;
+type Slot<T = GpuTrainer> = Rc<RefCell<Option<T>>>;
 
 #[wasm_bindgen(js_name = GpuTrainer)]
 pub struct WasmGpuTrainer {
@@ -54,15 +56,16 @@ fn busy() -> JsValue {
 }
 
 /// Takes the run out of its slot for an async call.
-fn take(slot: &Slot) -> Result<GpuTrainer, JsValue> {
+fn take<T>(slot: &Slot<T>) -> Result<T, JsValue> {
     slot.borrow_mut().take().ok_or_else(busy)
 }
 
 /// Runs `f` on the run out of its slot (the promise's work), then puts it back.
-fn promise<F, Fut>(slot: &Slot, f: F) -> Promise
+fn promise<T, F, Fut>(slot: &Slot<T>, f: F) -> Promise
 where
-    F: FnOnce(GpuTrainer) -> Fut + 'static,
-    Fut: std::future::Future<Output = (GpuTrainer, Result<JsValue, JsValue>)> + 'static,
+    T: 'static,
+    F: FnOnce(T) -> Fut + 'static,
+    Fut: std::future::Future<Output = (T, Result<JsValue, JsValue>)> + 'static,
 {
     let slot = slot.clone();
     future_to_promise(async move {
@@ -206,4 +209,131 @@ impl WasmGpuTrainer {
         set(&snap, "backend", &"gpu".into())?;
         Ok((snap, transfer, version))
     }
+}
+
+/// The browser's GPU, on which sweeps train.
+#[wasm_bindgen(js_name = GpuDevice)]
+pub struct WasmGpuDevice {
+    gpu: Gpu,
+}
+
+/// Resolves with the browser's GPU, or rejects (kind `backend`) where it gives no WebGPU
+/// adapter or device.
+#[wasm_bindgen(js_name = gpuDevice)]
+pub async fn gpu_device() -> Result<WasmGpuDevice, JsValue> {
+    let gpu = Gpu::request()
+        .await
+        .map_err(|e| run_error(&RunError::Backend(e)))?;
+    Ok(WasmGpuDevice { gpu })
+}
+
+/// The settings of a sweep of lab `lab_name`: the copying lab's alone have a GPU backend.
+fn sweep_config(lab_name: &str, config: &JsValue) -> Result<Config, JsValue> {
+    if lab_name != "copying" {
+        let e = RunError::Backend(format!("the {lab_name} lab has no GPU backend"));
+        return Err(run_error(&e));
+    }
+    settings_of(config).map_err(refusal)
+}
+
+#[wasm_bindgen(js_class = GpuDevice)]
+impl WasmGpuDevice {
+    /// The GPU, in words.
+    #[wasm_bindgen(getter)]
+    pub fn name(&self) -> String {
+        self.gpu.describe()
+    }
+
+    /// The most seeds of `config` that one sweep trains at once on this GPU (its limits; its
+    /// memory may hold fewer, and `sweep` then rejects with a message that starts with
+    /// "the GPU has too little memory").
+    pub fn capacity(&self, lab_name: &str, config: JsValue) -> Result<u32, JsValue> {
+        let config = sweep_config(lab_name, &config)?;
+        Ok(GpuSweep::capacity(&self.gpu, &config) as u32)
+    }
+
+    /// Resolves with the runs of `config` from each of `seeds`, batched, at step 0 and
+    /// evaluated; rejects with kind `setting` or `backend` as `gpuTrainer`.
+    pub fn sweep(&self, lab_name: String, config: JsValue, seeds: Vec<f64>) -> Promise {
+        let gpu = self.gpu.clone();
+        future_to_promise(async move {
+            let config = sweep_config(&lab_name, &config)?;
+            let seeds = seeds
+                .into_iter()
+                .map(|s| whole_of("seed", s).map_err(JsValue::from))
+                .collect::<Result<Vec<u64>, JsValue>>()?;
+            let sweep = GpuSweep::on_async(gpu, config, &seeds)
+                .await
+                .map_err(|e| run_error(&e))?;
+            Ok(WasmGpuSweep {
+                slot: Rc::new(RefCell::new(Some(sweep))),
+            }
+            .into())
+        })
+    }
+}
+
+/// Seeds of one setting trained as one GPU run (`GpuSweep`); seed `i` is the `i`-th of the
+/// seeds it was made with.
+#[wasm_bindgen(js_name = GpuSweep)]
+pub struct WasmGpuSweep {
+    slot: Slot<GpuSweep>,
+}
+
+#[wasm_bindgen(js_class = GpuSweep)]
+impl WasmGpuSweep {
+    /// Runs `n` steps of every seed (a seed that diverges stops: `stopped`); resolves with
+    /// the step count, or rejects where the device is lost (kind `backend`).
+    pub fn steps(&self, n: u32) -> Promise {
+        promise(&self.slot, move |mut w| async move {
+            for _ in 0..n {
+                if let Err(e) = w.step_async().await {
+                    return (w, Err(run_error(&e)));
+                }
+            }
+            let step = w.step_count() as f64;
+            (w, Ok(step.into()))
+        })
+    }
+
+    /// Updates applied so far (NaN while a promise is pending).
+    #[wasm_bindgen(getter)]
+    pub fn step(&self) -> f64 {
+        let slot = self.slot.borrow();
+        slot.as_ref().map_or(f64::NAN, |w| w.step_count() as f64)
+    }
+
+    /// Seed `i`'s evaluations, as `Trainer.history`.
+    pub fn history(&self, i: usize) -> Result<Object, JsValue> {
+        let slot = self.slot.borrow();
+        let w = slot.as_ref().ok_or_else(busy)?;
+        check_seed(w, i)?;
+        Ok(history(w.history(i), w.config().heads)?.0)
+    }
+
+    /// The version of seed `i`'s evaluations (it changes with each evaluation).
+    pub fn version(&self, i: usize) -> Result<f64, JsValue> {
+        let slot = self.slot.borrow();
+        let w = slot.as_ref().ok_or_else(busy)?;
+        check_seed(w, i)?;
+        Ok(w.history(i).version() as f64)
+    }
+
+    /// Why seed `i` stopped (a divergence), if it did.
+    pub fn stopped(&self, i: usize) -> Result<Option<String>, JsValue> {
+        let slot = self.slot.borrow();
+        let w = slot.as_ref().ok_or_else(busy)?;
+        check_seed(w, i)?;
+        Ok(w.stopped(i).map(|e| e.to_string()))
+    }
+}
+
+/// Refuses a seed index the sweep does not have.
+fn check_seed(w: &GpuSweep, i: usize) -> Result<(), JsValue> {
+    if i < w.seeds().len() {
+        return Ok(());
+    }
+    let n = w.seeds().len();
+    let e = RunError::Internal(format!("seed index {i}: the sweep has {n} seeds"));
+    Err(run_error(&e))
 }

@@ -89,3 +89,67 @@ test('backend=auto on a software adapter trains on the CPU; a bad backend is ref
     await bad.context.close();
   }
 });
+
+/** Every seed of every sweep of the page, once all are done. @param {import('playwright-core').Page} page */
+async function sweepDone(page) {
+  await page.waitForFunction(() => {
+    const s = /** @type {any} */ (window).__ap?.sweeps() ?? [];
+    return s.length > 0 && s.every((/** @type {any} */ w) => w.finished);
+  }, null, { timeout: 300_000 });
+  return page.evaluate(() => /** @type {any} */ (window).__ap.sweeps());
+}
+
+test('a sweep on the GPU trains its seeds batched, as the CPU sweep of the same link; a GPU worker that cannot start hands its seeds to the CPU', async () => {
+  const link = `${env.url}/${RUN}&seeds=3-4`;
+  const gpu = await freshPage(env.browser, `${link}&backend=gpu`);
+  const cpu = await freshPage(env.browser, `${link}&backend=cpu`);
+  try {
+    const [a] = await sweepDone(cpu.page);
+    assert.equal(a.backend, 'cpu');
+    // The GPU's seeds to step 50 (a software GPU trains them 100 times slower than wasm SIMD).
+    await gpu.page.waitForFunction(() => /** @type {any} */ (window).__ap.sweeps()[0]?.seeds
+      .every((/** @type {any} */ s) => s.evaluations.at(-1)?.step >= 50), null, { timeout: 120_000 });
+    const [b] = await gpu.page.evaluate(() => /** @type {any} */ (window).__ap.sweeps());
+    assert.equal(b.backend, 'gpu');
+    assert.match(b.device, /\S/, 'the device named');
+    assert.match(await gpu.page.locator('#sweep-title').innerText(), /^2 seeds \(3–4\), 400 steps each, batched on the GPU: training, \d+\.\d s$/);
+    assert.deepEqual(b.seeds.map((/** @type {any} */ s) => [s.seed, s.failed]), [[3, null], [4, null]]);
+    // Two seeds batched, each its own run: early on the GPU's sums round otherwise than the
+    // CPU's only in the last bits.
+    b.seeds.forEach((/** @type {any} */ s, /** @type {number} */ k) => {
+      const ref = a.seeds[k].evaluations;
+      for (const e of s.evaluations.filter((/** @type {any} */ x) => x.step <= 50)) {
+        const r = ref.find((/** @type {any} */ x) => x.step === e.step);
+        assert.ok(r && Math.abs(e.loss - r.loss) <= 1e-3 * r.loss, `seed ${s.seed} at step ${e.step}: loss ${e.loss} on the GPU, ${r?.loss} on the CPU`);
+      }
+      assert.equal(s.evaluations.filter((/** @type {any} */ x) => x.step <= 50).length, 11, `seed ${s.seed}: evaluations 0, 5, …, 50`);
+    });
+    assert.deepEqual(gpu.errors, []);
+  } finally {
+    await gpu.context.close();
+    await cpu.context.close();
+  }
+  // A GPU worker that cannot start: the seeds train on the CPU, and the sweep says why.
+  const context = await env.browser.newContext();
+  await context.addInitScript(() => {
+    const Real = window.Worker;
+    window.Worker = /** @type {any} */ (class extends Real {
+      /** @param {string | URL} url @param {WorkerOptions} [o] */
+      constructor(url, o) {
+        if (String(url).includes('gpu-worker')) throw new Error('workers refused by the test');
+        super(url, o);
+      }
+    });
+  });
+  const page = await context.newPage();
+  try {
+    await page.goto(`${link}&backend=gpu`);
+    const [w] = await sweepDone(page);
+    assert.equal(w.backend, 'cpu');
+    assert.match(w.reason, /workers refused by the test/);
+    assert.ok(w.seeds.every((/** @type {any} */ s) => s.step === 400 && !s.failed), 'every seed trained on the CPU');
+    assert.match(await page.locator('#sweep-title').innerText(), /on the CPU \(the GPU could not train it: no worker could start/);
+  } finally {
+    await context.close();
+  }
+});

@@ -44,7 +44,7 @@ export class Experiments {
 
   /** Whether the plan asks for nothing more and its last runs ended. */
   finished() {
-    return Boolean(this.plan?.done()) && this.pool.endedAt !== null;
+    return Boolean(this.plan?.done()) && this.pool.ended();
   }
 
   /** Opens, restarts or closes the experiment as the state asks. @param {State} s */

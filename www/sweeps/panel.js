@@ -120,8 +120,12 @@ export class SweepPanel {
     setText(pause, this.sweeps.paused ? 'Go on' : 'Pause the sweep');
     pause.setAttribute('aria-pressed', String(this.sweeps.paused));
     const [first, last] = w0 ? [w0.seeds[0].seed, w0.seeds[w0.seeds.length - 1].seed] : [0, 0];
+    // Where the sweeps train: batched on the GPU, or on the CPU with why, where the GPU failed.
+    const where = this.sweeps.sweeps.map((w) => (w.backend === 'gpu' ? 'batched on the GPU' : w.reason ? `on the CPU (${w.reason})` : ''));
+    const each = where.every((x) => x === where[0]) ? (where[0] && `, ${where[0]}`)
+      : `; ${this.sweeps.sweeps.map((w, i) => `${w.name} ${where[i] || 'on the CPU'}`).join('; ')}`;
     setText(byId('sweep-title'), w0
-      ? `${w0.seeds.length} seeds (${first}–${last}), ${w0.steps} steps each: `
+      ? `${w0.seeds.length} seeds (${first}–${last}), ${w0.steps} steps each${each}: `
         + (this.sweeps.finished() && secs === 0 ? 'trained before'
           : `${this.sweeps.finished() ? 'finished in' : this.sweeps.paused ? 'paused at' : 'training,'} ${secs.toFixed(1)} s`)
       : 'Seeds');

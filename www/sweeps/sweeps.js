@@ -3,18 +3,22 @@
 // settings over that range of seeds and, in compare mode, the lab's contrast of them over
 // the same seeds. Every seed is a job of a pool of runs (pool.js: one worker per core,
 // each training as fast as it can to the sweep's steps), queued so that two compared
-// sweeps fill in together. It knows no model: the steps, the contrast and what a seed's
-// evaluations say are the lab's (seeds.js reads them).
+// sweeps fill in together; or, where the page places runs of its settings on the GPU, of
+// the GPU's pool (gpu-pool.js: the seeds batched as one GPU run), which hands back to the
+// CPU's what it cannot train. It knows no model: the steps, the contrast, where a setting
+// trains and what a seed's evaluations say are the lab's (seeds.js reads them).
 
 import { Pool } from '../training/pool.js';
+import { GpuPool } from '../training/gpu-pool.js';
 import { parseSeeds, summarize } from './seeds.js';
 
 /** @typedef {import('../state/store.js').Store} Store */
 /** @typedef {import('../state/store.js').State} State */
 /** @typedef {import('./seeds.js').SeedRun} SeedRun */
-/** @typedef {import('../training/protocol.js').FromWorker} FromWorker */
 /** A seed's job: its run's settings and steps, and the seed's record it fills.
  * @typedef {import('../training/pool.js').Job & { seed: SeedRun }} SeedJob */
+/** @typedef {import('../training/gpu-pool.js').JobReport} JobReport */
+/** @typedef {import('../training/protocol.js').Placement} Placement */
 
 /** The most finished seeds kept for later sweeps. */
 const KEPT_MAX = 1000;
@@ -30,22 +34,45 @@ export function sweepSteps(store) {
 }
 
 /**
- * One sweep: its name (in compare mode), settings, steps per seed and its seeds' runs so far.
- * @typedef {{ name: string, config: Record<string, unknown>, steps: number, seeds: SeedRun[] }} Sweep
+ * One sweep: its name (in compare mode), settings, steps per seed, its seeds' runs so far,
+ * and where they train: `gpu` batched on the GPU (`device`), else on the CPU (`reason`: why
+ * not on the GPU, where it fell back from there).
+ * @typedef {{ name: string, config: Record<string, unknown>, steps: number, seeds: SeedRun[],
+ *   backend: 'gpu' | 'cpu', device: string, reason: string }} Sweep
  */
 
 export class Sweeps {
   /**
    * @param {{ store: Store, variant: import('../training/variant.js').Build, module: WebAssembly.Module,
-   *   cores: number, onChange: () => void }} o `onChange`: a seed's run moved on
+   *   cores: number, onChange: () => void, placementFor?: (config: Record<string, unknown>) => Placement }} o
+   *   `onChange`: a seed's run moved on; `placementFor`: where runs of these settings train
+   *   (the page's choice: runs.js), the CPU by default
    */
-  constructor({ store, variant, module, cores, onChange }) {
+  constructor({ store, variant, module, cores, onChange, placementFor = () => ({ backend: 'cpu', reason: '' }) }) {
     /** @private */ this.store = store;
     /** @private */ this.onChange = onChange;
+    /** @private */ this.placementFor = placementFor;
+    const lab = store.lab.name;
+    const metrics = store.lab.metrics.map((m) => m.key);
     /** @private @type {Pool<SeedJob>} */
     this.pool = new Pool({
-      lab: store.lab.name, metrics: store.lab.metrics.map((m) => m.key), variant, module, cores,
-      onJob: (job, what, run, msg) => this.receive(job, what, run, msg),
+      lab, metrics, variant, module, cores,
+      onJob: (job, what, run, msg) => this.receive(job, what, {
+        step: msg.type === 'snapshot' ? msg.step : job.seed.step,
+        evaluations: run.evaluations,
+        evaluated: what === 'done' || (msg.type === 'snapshot' && Boolean(msg.history)),
+        message: what === 'failed' && 'message' in msg ? String(msg.message) : '',
+      }),
+    });
+    /** @private @type {GpuPool<SeedJob>} */
+    this.gpu = new GpuPool({
+      lab, metrics, variant, module,
+      onJob: (job, what, report) => this.receive(job, what, report),
+      onFallback: (jobs, reason) => this.fallBack(jobs, reason),
+      onDevice: (name) => {
+        for (const w of this.sweeps) if (w.backend === 'gpu') w.device = name;
+        this.onChange();
+      },
     });
     /** The sweeps shown: none, one, or two compared. @type {Sweep[]} */
     this.sweeps = [];
@@ -65,7 +92,7 @@ export class Sweeps {
 
   /** Seconds the current sweeps have trained (in sight, not paused), to their end if they ended. */
   seconds() {
-    return this.pool.seconds();
+    return Math.max(this.pool.seconds(), this.gpu.seconds());
   }
 
   /** @private @param {Record<string, unknown>} config @param {number} steps @param {number} seed */
@@ -119,49 +146,64 @@ export class Sweeps {
     this.key = key;
     this.owner.clear();
     this.sweeps = configs.map((config, i) => ({
-      name: names[i], config, steps,
+      name: names[i], config, steps, backend: this.placementFor(config).backend, device: '', reason: '',
       seeds: Array.from({ length: count }, (_, k) => this.kept.get(this.keptKey(config, steps, from + k))
         ?? { seed: from + k, evaluations: [], step: 0, done: false, failed: null }),
     }));
     // Alternately, so that two compared sweeps fill in together; seeds kept from an
-    // earlier sweep are done already.
+    // earlier sweep are done already. A sweep placed on the GPU trains there, batched.
     /** @type {SeedJob[]} */
     const jobs = [];
+    /** @type {SeedJob[]} */
+    const gpuJobs = [];
     for (let k = 0; k < count; k++) {
       for (const w of this.sweeps) {
         const seed = w.seeds[k];
         this.owner.set(seed, w);
-        if (!seed.done) jobs.push({ config: { ...w.config, seed: seed.seed }, steps, seed });
+        if (!seed.done) (w.backend === 'gpu' ? gpuJobs : jobs).push({ config: { ...w.config, seed: seed.seed }, steps, seed });
       }
     }
     this.paused = false;
-    this.pool.setTraining(this.training());
+    this.pace();
     this.pool.replace(jobs);
+    this.gpu.replace(gpuJobs);
     this.onChange();
   }
 
-  /** Plays the pool's busy runs while the page is in sight and the sweep not paused. @private */
+  /** Plays the pools' busy runs while the page is in sight and the sweep not paused. @private */
   pace() {
     this.pool.setTraining(this.training());
+    this.gpu.setTraining(this.training());
   }
 
-  /** @private @param {SeedJob} job @param {'snapshot' | 'done' | 'failed'} what
-   * @param {import('../training/run.js').Run} run @param {FromWorker} msg */
-  receive(job, what, run, msg) {
+  /** What a seed's run did, from either pool. @private @param {SeedJob} job
+   * @param {'snapshot' | 'done' | 'failed'} what @param {JobReport} report */
+  receive(job, what, report) {
     const seed = job.seed;
+    seed.step = report.step;
+    if (report.evaluated) seed.evaluations = report.evaluations;
     if (what === 'failed') {
-      seed.failed = /** @type {{ message: string }} */ (msg).message;
+      seed.failed = report.message;
       seed.done = true;
-    } else if (msg.type === 'snapshot') {
-      seed.step = msg.step;
-      // What the panel shows changes with an evaluation (or the seed's end), not every frame.
-      if (!msg.history && what !== 'done') return;
-      seed.evaluations = run.evaluations;
-      if (what === 'done') {
-        seed.done = true;
-        this.keep(seed);
-      }
+    } else if (what === 'done') {
+      seed.done = true;
+      this.keep(seed);
+    } else if (!report.evaluated) {
+      // What the panel shows changes with an evaluation (or the seed's end), not every step.
+      return;
     }
+    this.onChange();
+  }
+
+  /** Jobs the GPU could not train start again on the CPU; their sweep says why.
+   * @private @param {SeedJob[]} jobs @param {string} reason */
+  fallBack(jobs, reason) {
+    for (const job of jobs) {
+      const w = this.owner.get(job.seed);
+      if (w) Object.assign(w, { backend: 'cpu', reason: `the GPU could not train it: ${reason}` });
+      Object.assign(job.seed, { evaluations: [], step: 0 });
+    }
+    this.pool.add(jobs);
     this.onChange();
   }
 
@@ -180,6 +222,7 @@ export class Sweeps {
   /** Ends the sweeps and their workers. */
   stop() {
     this.pool.stop();
+    this.gpu.stop();
     this.sweeps = [];
     this.owner.clear();
     this.key = '';

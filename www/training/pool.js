@@ -7,6 +7,7 @@
 // no model: a job is settings and steps.
 
 import { Run } from './run.js';
+import { TrainingClock } from './clock.js';
 
 /** @typedef {import('./protocol.js').FromWorker} FromWorker */
 
@@ -44,29 +45,21 @@ export class Pool {
     /** @private @type {J[]} jobs not started yet, in the order they start */ this.queue = [];
     /** Whether its runs may train (a page out of sight, or a pause, holds them). */
     this.training = true;
-    /** When the jobs given by the last `replace` started, and when the last of them ended
-     * (ms, performance.now()). */
-    this.startedAt = 0;
-    /** @type {number | null} */ this.endedAt = null;
-    /** Time it was held since it started (ms), and since when it is held. @private */
-    this.waited = { total: 0, since: /** @type {number | null} */ (null) };
+    /** How long the jobs given by the last `replace` have trained. @private */
+    this.clock = new TrainingClock();
   }
 
   /** Seconds its jobs have trained since the last `replace` (held time aside), to their end
    * if they ended. */
   seconds() {
-    const now = performance.now();
-    const holding = this.waited.since !== null && this.endedAt === null ? now - this.waited.since : 0;
-    return Math.max(0, (this.endedAt ?? now) - this.startedAt - this.waited.total - holding) / 1000;
+    return this.clock.seconds();
   }
 
   /** Trains `jobs` from now on instead of whatever it was training or had queued. @param {J[]} jobs */
   replace(jobs) {
     this.queue = [...jobs];
     this.job.clear();
-    this.startedAt = performance.now();
-    this.endedAt = jobs.length ? null : this.startedAt;
-    this.waited = { total: 0, since: this.training ? null : this.startedAt };
+    this.clock.start(jobs.length > 0, this.training);
     const size = Math.min(this.cores, this.queue.length);
     while (this.runs.length > size) /** @type {Run} */ (this.runs.pop()).stop();
     while (this.runs.length < size) this.runs.push(this.make());
@@ -76,13 +69,18 @@ export class Pool {
   /** Queues more jobs, started at once on idle runs (and new ones, up to the cores). @param {J[]} jobs */
   add(jobs) {
     this.queue.push(...jobs);
-    if (jobs.length) this.endedAt = null;
+    if (jobs.length) this.clock.reopen();
     for (const run of this.runs) if (!this.job.has(run)) this.next(run);
     while (this.queue.length && this.runs.length < this.cores) {
       const run = this.make();
       this.runs.push(run);
       this.next(run);
     }
+  }
+
+  /** Whether the jobs given by the last `replace` (and those added since) all ended. */
+  ended() {
+    return this.clock.endedAt !== null;
   }
 
   /** Whether a job is training or queued. */
@@ -93,12 +91,7 @@ export class Pool {
   /** Lets its runs train, or holds them. @param {boolean} on */
   setTraining(on) {
     this.training = on;
-    const now = performance.now();
-    if (!on) this.waited.since ??= now;
-    else if (this.waited.since !== null) {
-      this.waited.total += now - this.waited.since;
-      this.waited.since = null;
-    }
+    this.clock.hold(on);
     for (const run of this.runs) run.setPlaying(on && this.job.has(run));
   }
 
@@ -118,7 +111,7 @@ export class Pool {
       this.job.delete(run);
       run.setPlaying(false);
       if (!this.busy()) {
-        this.endedAt ??= performance.now();
+        this.clock.end();
         this.stop();
       }
       return;

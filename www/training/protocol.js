@@ -82,4 +82,23 @@
  *   | { type: 'error', panic: boolean, kind: string, message: string }} FromReplica
  */
 
+/**
+ * The messages to the worker that trains a sweep's seeds batched on the GPU (gpu-worker.js):
+ * `train` trains group `group`, the seeds `seeds` of `config`, to `steps`.
+ * @typedef {{ type: 'init', lab: string, variant: import('./variant.js').Build, module: WebAssembly.Module }
+ *   | { type: 'train', group: number, config: Record<string, unknown>, seeds: number[], steps: number }
+ *   | { type: 'play' } | { type: 'pause' }} ToGpuWorker
+ */
+
+/**
+ * What it says: the GPU it took; a chunk's step, with each of its seeds (the group's from
+ * `from` on) its evaluations when they changed since the last message and why it stopped, if
+ * it did; a group trained to its end; a group the GPU could not train (group −1: no GPU at all).
+ * @typedef {{ type: 'device', name: string }
+ *   | { type: 'progress', group: number, from: number, step: number,
+ *       seeds: { history: History | undefined, stopped: string | null }[] }
+ *   | { type: 'finished', group: number }
+ *   | { type: 'failed', group: number, kind: string, message: string }} FromGpuWorker
+ */
+
 export {};

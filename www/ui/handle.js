@@ -73,14 +73,15 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
       }
       return out;
     },
-    /** The sweeps (none, one, or two compared): each one's name, steps per seed, whether
+    /** The sweeps (none, one, or two compared): each one's name, steps per seed, where it
+     * trains (`backend`, the GPU's `device`, and why not on the GPU: `reason`), whether
      * every seed is done, its summary (sweeps/seeds.js) and each seed's evaluations. */
     sweeps() {
       const summaries = sweeps.summaries();
       return sweeps.sweeps.map((w, i) => {
         const { results, ...summary } = summaries[i];
         return {
-          name: w.name, steps: w.steps, finished: w.seeds.every((r) => r.done), summary, results,
+          name: w.name, steps: w.steps, backend: w.backend, device: w.device, reason: w.reason, finished: w.seeds.every((r) => r.done), summary, results,
           seconds: sweeps.seconds(),
           seeds: w.seeds.map((r) => ({ seed: r.seed, step: r.step, done: r.done, failed: r.failed, evaluations: r.evaluations.map((e) => ({ ...e })) })),
         };

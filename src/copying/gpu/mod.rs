@@ -7,12 +7,10 @@
 pub mod device;
 pub mod kernels;
 pub mod model;
-#[cfg(not(target_arch = "wasm32"))]
 pub mod sweep;
 pub mod trainer;
 
 pub use device::Gpu;
 pub use model::{max_seeds, GpuModel, StepResult};
-#[cfg(not(target_arch = "wasm32"))]
 pub use sweep::GpuSweep;
 pub use trainer::GpuTrainer;

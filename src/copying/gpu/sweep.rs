@@ -2,10 +2,13 @@
 //! Adam state, evaluations and losses (the seeds lie along every dispatch's z), and one
 //! step steps them all. Each seed's run is the one `GpuTrainer` would train alone from that
 //! seed, summed in the same order. A seed that diverges stops (its update skipped, its
-//! series kept); the others go on.
+//! series kept); the others go on. Everything that waits for the GPU is async (the page's
+//! sweep awaits it in a worker); natively `new`, `step`, `evaluate` and `params` wait.
 
-use super::device::{block_on, Gpu};
-use super::model::GpuModel;
+#[cfg(not(target_arch = "wasm32"))]
+use super::device::block_on;
+use super::device::Gpu;
+use super::model::{max_seeds, GpuModel};
 use super::trainer::record;
 use crate::copying::config::{AttentionMode, Config};
 use crate::copying::metrics::Evaluation;
@@ -42,21 +45,17 @@ impl GpuSweep {
     /// The runs of `config` with each seed of `seeds` (its own `seed` is not used), at step
     /// 0 and evaluated; refused with kind `setting` or `backend` as `GpuTrainer::on` (a chunk
     /// too large for the device's memory: a message that starts with `OUT_OF_MEMORY`).
-    pub fn new(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
+    pub async fn on_async(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
         config.validate()?;
+        if seeds.is_empty() {
+            return Err(RunError::Internal("a sweep needs at least one seed".into()));
+        }
         let uniform = config.attention == AttentionMode::Uniform;
         let model = Seq2Seq::new(dims_of(&config), uniform);
         let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
-        let gpu = block_on(GpuModel::new(
-            gpu,
-            model.dims,
-            b,
-            be,
-            l,
-            uniform,
-            seeds.len(),
-        ))
-        .map_err(RunError::Backend)?;
+        let gpu = GpuModel::new(gpu, model.dims, b, be, l, uniform, seeds.len())
+            .await
+            .map_err(RunError::Backend)?;
         let mut params = vec![0.0; model.layout.len];
         let mut runs = Vec::with_capacity(seeds.len());
         for (i, &seed) in seeds.iter().enumerate() {
@@ -86,14 +85,21 @@ impl GpuSweep {
             gpu,
             runs,
         };
-        sweep.evaluate()?;
+        sweep.evaluate_async().await?;
         Ok(sweep)
+    }
+
+    /// The most seeds of `config` that one sweep on `gpu` trains at once (the device's
+    /// limits; its memory may hold fewer: `on_async` says so).
+    pub fn capacity(gpu: &Gpu, config: &Config) -> usize {
+        let (b, be, l) = (config.batch, config.eval_batch, config.src_len());
+        max_seeds(gpu, dims_of(config), b, be, l)
     }
 
     /// One step of every seed; evaluates when the step count reaches a multiple of the
     /// evaluation interval. A seed that diverges stops; a device lost stops them all
     /// (kind `backend`).
-    pub fn step(&mut self) -> Result<(), RunError> {
+    pub async fn step_async(&mut self) -> Result<(), RunError> {
         for (run, batch) in self.runs.iter_mut().zip(&mut self.train_batches) {
             run.streams.next_batch(batch);
         }
@@ -101,12 +107,13 @@ impl GpuSweep {
         let n_tok = self.model.dims.n_tok;
         let results = self
             .gpu
-            .step(
+            .step_async(
                 &self.train_batches,
                 c.optimizer,
                 c.learning_rate,
                 self.step + 1,
             )
+            .await
             .map_err(RunError::Backend)?;
         for (run, r) in self.runs.iter_mut().zip(results) {
             if run.stopped.is_some() {
@@ -120,15 +127,16 @@ impl GpuSweep {
         }
         self.step += 1;
         if self.step.is_multiple_of(self.config.eval_every as u64) {
-            self.evaluate()?;
+            self.evaluate_async().await?;
         }
         Ok(())
     }
 
     /// Evaluates every seed that is still training.
-    pub fn evaluate(&mut self) -> Result<(), RunError> {
+    pub async fn evaluate_async(&mut self) -> Result<(), RunError> {
         self.gpu
-            .evaluate(&self.eval_batches)
+            .evaluate_async(&self.eval_batches)
+            .await
             .map_err(RunError::Backend)?;
         for (i, run) in self.runs.iter_mut().enumerate() {
             if run.stopped.is_some() {
@@ -167,12 +175,46 @@ impl GpuSweep {
     }
 
     /// Seed `i`'s parameters (P,), read back.
-    pub fn params(&self, i: usize, out: &mut [f32]) -> Result<(), RunError> {
-        self.gpu.read_params(i, out).map_err(RunError::Backend)
+    pub async fn params_async(&self, i: usize, out: &mut [f32]) -> Result<(), RunError> {
+        let r = self.gpu.read_params_async(i, out).await;
+        r.map_err(RunError::Backend)
+    }
+
+    /// The settings of every seed (`seed` aside).
+    pub fn config(&self) -> &Config {
+        &self.config
+    }
+
+    /// The GPU it trains on, in words.
+    pub fn device(&self) -> String {
+        self.gpu.gpu.describe()
     }
 
     /// The model on its device.
     pub fn model(&self) -> &GpuModel {
         &self.gpu
+    }
+}
+
+#[cfg(not(target_arch = "wasm32"))]
+impl GpuSweep {
+    /// [`GpuSweep::on_async`], waited for.
+    pub fn new(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
+        block_on(GpuSweep::on_async(gpu, config, seeds))
+    }
+
+    /// [`GpuSweep::step_async`], waited for.
+    pub fn step(&mut self) -> Result<(), RunError> {
+        block_on(self.step_async())
+    }
+
+    /// [`GpuSweep::evaluate_async`], waited for.
+    pub fn evaluate(&mut self) -> Result<(), RunError> {
+        block_on(self.evaluate_async())
+    }
+
+    /// [`GpuSweep::params_async`], waited for.
+    pub fn params(&self, i: usize, out: &mut [f32]) -> Result<(), RunError> {
+        block_on(self.params_async(i, out))
     }
 }
