@@ -103,6 +103,40 @@ fn shards_merged_equal_the_run_in_one_go() {
     let (code, err) = reproduce(&["merge", &path("other.csv")]);
     assert_eq!(code, 2);
     assert!(err.contains("not a CSV of reproduce"), "{err}");
+    // A shard written before the CSV named its backend (all of them the CPU's) merges as
+    // the CPU's; a row with another backend is refused.
+    let old: String = std::fs::read_to_string(&shards[2])
+        .unwrap()
+        .lines()
+        .map(|l| format!("{}\n", l.rsplit_once(',').unwrap().0))
+        .collect();
+    assert!(
+        old.starts_with("seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement\n")
+    );
+    std::fs::write(path("old.csv"), old).unwrap();
+    let remerged = path("remerged.csv");
+    let order = [path("old.csv"), shards[0].clone(), shards[1].clone()];
+    let (code, err) = reproduce(
+        &[
+            &["merge"][..],
+            &[&order[0], &order[1], &order[2]],
+            &["--csv", &remerged],
+        ]
+        .concat(),
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        a,
+        std::fs::read_to_string(&remerged).unwrap(),
+        "the old shard read as the CPU's"
+    );
+    let tpu = std::fs::read_to_string(&shards[2])
+        .unwrap()
+        .replace(",cpu\n", ",tpu\n");
+    std::fs::write(path("tpu.csv"), tpu).unwrap();
+    let (code, err) = reproduce(&["merge", &path("tpu.csv")]);
+    assert_eq!(code, 2);
+    assert!(err.contains("the backend (cpu or gpu)"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
 }
 
@@ -138,6 +172,7 @@ fn uf_agreement_writes_one_row_per_evaluation_beside_the_run() {
         .unwrap()
         .lines()
         .skip(1)
+        .map(|l| l.strip_suffix(",cpu").expect("the CPU's row"))
         .map(|l| l.split(',').map(|x| x.parse().unwrap()).collect())
         .collect();
     assert_eq!(rows.len(), own.len());
@@ -231,7 +266,8 @@ fn lottery_labels_heads_and_trains_each_kind_of_combined_model() {
 }
 
 /// `--backend gpu` writes the CPU's CSV: the same header, seeds and steps, and values that
-/// agree to the CSV's precision but for rounding at its last digit. Where the machine has
+/// agree to the CSV's precision but for rounding at its last digit; each row names its
+/// backend. Where the machine has
 /// no GPU adapter the tool says so and exits 2 (REQUIRE_GPU_ADAPTER makes that a failure).
 #[test]
 fn the_gpu_backend_writes_the_cpus_csv() {
@@ -260,7 +296,8 @@ fn the_gpu_backend_writes_the_cpus_csv() {
         let (fx, fy): (Vec<&str>, Vec<&str>) = (x.split(',').collect(), y.split(',').collect());
         assert_eq!(fx.len(), fy.len(), "{x}\n{y}");
         assert_eq!(fx[..2], fy[..2], "seed and step");
-        for (u, v) in fx.iter().zip(&fy).skip(2) {
+        assert_eq!((fx[8], fy[8]), ("cpu", "gpu"), "the backend named");
+        for (u, v) in fx[..8].iter().zip(&fy[..8]).skip(2) {
             let (u, v): (f64, f64) = (u.parse().unwrap(), v.parse().unwrap());
             assert!((u - v).abs() <= 2e-4, "{x}\n{y}");
         }

@@ -86,8 +86,13 @@ reproduce merge FILE... [--csv OUT]
   step; a seed in two files is refused) and prints its summary table
 ";
 
-/// The CSV's header: one row per seed and evaluation.
-const HEADER: &str = "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement";
+/// The CSV's header: one row per seed and evaluation, and the backend that trained it
+/// (`cpu` or `gpu`).
+const HEADER: &str = "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement,backend";
+/// The header of the CSVs written before they named the backend (all of the CPU's), which
+/// `merge` still reads.
+const HEADER_CPU_ONLY: &str =
+    "seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement";
 
 struct Args {
     config: Config,
@@ -486,18 +491,26 @@ struct Row {
 fn read_csv(path: &str) -> Result<Vec<Row>, String> {
     let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
     let mut lines = text.lines();
-    if lines.next() != Some(HEADER) {
-        return Err(format!(
-            "{path}: not a CSV of reproduce (its first line must be {HEADER})"
-        ));
-    }
+    let named = match lines.next() {
+        Some(HEADER) => true,
+        Some(HEADER_CPU_ONLY) => false,
+        _ => {
+            return Err(format!(
+                "{path}: not a CSV of reproduce (its first line must be {HEADER})"
+            ))
+        }
+    };
     lines
         .enumerate()
         .filter(|(_, l)| !l.is_empty())
         .map(|(k, line)| {
             let f: Vec<&str> = line.split(',').collect();
-            let bad = || format!("{path}, line {}: not a row of 8 numbers: {line:?}", k + 2);
-            if f.len() != 8 {
+            let bad = || {
+                let what = "8 numbers and the backend (cpu or gpu)";
+                format!("{path}, line {}: not a row of {what}: {line:?}", k + 2)
+            };
+            let fields = if named { 9 } else { 8 };
+            if f.len() != fields || (named && !matches!(f[8], "cpu" | "gpu")) {
                 return Err(bad());
             }
             let float = |i: usize| f[i].parse::<f32>().map_err(|_| bad());
@@ -509,7 +522,11 @@ fn read_csv(path: &str) -> Result<Vec<Row>, String> {
                     attention: float(4)?,
                     ktiw: float(5)?,
                 },
-                line: line.to_string(),
+                line: if named {
+                    line.to_string()
+                } else {
+                    format!("{line},cpu")
+                },
             })
         })
         .collect()
@@ -628,11 +645,12 @@ fn main() {
     let mut out = output(&args.csv);
     writeln!(out, "{HEADER}").unwrap();
     let mut summaries = Vec::new();
+    let name = if backend.0.is_some() { "gpu" } else { "cpu" };
     for (seed, (history, ms, _)) in &results {
         for e in history {
             writeln!(
                 out,
-                "{seed},{},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4}",
+                "{seed},{},{:.6},{:.4},{:.4},{:.4},{:.4},{:.4},{name}",
                 e.step,
                 e.loss,
                 e.token_accuracy,

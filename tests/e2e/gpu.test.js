@@ -5,6 +5,7 @@
 // bad `backend=` is refused by name.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
 import { session } from './session.js';
 import { freshPage, atStep } from './harness.js';
 
@@ -124,6 +125,11 @@ test('a sweep on the GPU trains its seeds batched, as the CPU sweep of the same 
       }
       assert.equal(s.evaluations.filter((/** @type {any} */ x) => x.step <= 50).length, 11, `seed ${s.seed}: evaluations 0, 5, …, 50`);
     });
+    // Its CSV names the backend of every row.
+    const [download] = await Promise.all([gpu.page.waitForEvent('download'), gpu.page.click('#sweep-csv')]);
+    const csv = readFileSync(/** @type {string} */ (await download.path()), 'utf8').trim().split('\n');
+    assert.match(csv[0], /,backend$/);
+    assert.ok(csv.length > 2 && csv.slice(1).every((l) => l.endsWith(',gpu')), csv.join('\n'));
     assert.deepEqual(gpu.errors, []);
   } finally {
     await gpu.context.close();

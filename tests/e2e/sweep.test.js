@@ -75,12 +75,12 @@ test('a sweep of the small hard preset shows stalled and successful seeds, the n
   // The CSV: reproduce's columns, a row per seed and evaluation, the handle's values.
   const [download] = await Promise.all([page.waitForEvent('download'), page.click('#sweep-csv')]);
   const csv = readFileSync(/** @type {string} */ (await download.path()), 'utf8').trim().split('\n');
-  assert.equal(csv[0], 'seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement');
+  assert.equal(csv[0], 'seed,step,loss,token_acc,attention_acc,ktiw_acc,ktiw_score,agreement,backend');
   assert.equal(csv.length, 1 + 8 * 41);
   const row = csv.find((l) => l.startsWith('6,290,'));
   const e = w.seeds[6].evaluations.find((/** @type {any} */ x) => x.step === 290);
   assert.equal(row, `6,290,${e.loss.toFixed(6)},${e.token_accuracy.toFixed(4)},${e.attention_accuracy.toFixed(4)},`
-    + `${e.ktiw_accuracy.toFixed(4)},${e.ktiw_score.toFixed(4)},${e.agreement.toFixed(4)}`);
+    + `${e.ktiw_accuracy.toFixed(4)},${e.ktiw_score.toFixed(4)},${e.agreement.toFixed(4)},cpu`);
 
   // The pointer: over the chart's right end, the readout names the curve under it; a click
   // opens that seed.

@@ -102,6 +102,11 @@ function nativeSweep(/** @type {string} */ name) {
 test('the summary of the native small hard sweep says what reproduce said of it, and its CSV is the same file', () => {
   const { text, runs } = nativeSweep('small-hard');
   assert.equal(sweepCsv(runs, spec), text);
+  // With the backend last, as reproduce now writes it: the CPU's unless a seed says otherwise.
+  const named = text.trim().split('\n').map((l, i) => `${l},${i === 0 ? 'backend' : 'cpu'}`);
+  assert.equal(sweepCsv(runs, spec, true), `${named.join('\n')}\n`);
+  const gpu = sweepCsv(runs.map((r) => ({ ...r, backend: /** @type {const} */ ('gpu') })), spec, true).trim().split('\n');
+  assert.ok(gpu.slice(1).every((l) => l.endsWith(',gpu')));
   const sum = summarize(runs, spec, 400);
   const table = readFileSync(new URL('results/small-hard.md', root), 'utf8');
   const rows = table.split('\n').filter((l) => /^\| \d+ \|/.test(l)).map((l) => l.split('|').map((c) => c.trim()));

@@ -139,7 +139,7 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
       const name = w.name ? `-${w.name.replace(/[^a-z0-9]+/gi, '-')}` : '';
       const file = `attention-playground-${store.isCustom(['seed']) ? 'custom' : store.state.preset}${name}-seeds${seeds}-steps${w.steps}.csv`;
       // Two downloads at once: the second a moment later, as browsers may drop it otherwise.
-      setTimeout(() => download(file, new Blob([sweepCsv(w.seeds, lab.sweep)], { type: 'text/csv' })), 300 * i);
+      setTimeout(() => download(file, new Blob([sweepCsv(w.seeds, lab.sweep, Boolean(lab.gpu))], { type: 'text/csv' })), 300 * i);
     });
   }
 

@@ -47,9 +47,9 @@ export function formatSeeds(r) {
  * @typedef {'reached' | 'learning' | 'stalled' | 'waiting' | 'failed'} Outcome
  */
 /**
- * One seed of a sweep as trained so far.
+ * One seed of a sweep as trained so far, and where (the GPU's batched sweep, or the CPU).
  * @typedef {{ seed: number, evaluations: readonly Evaluation[], step: number, done: boolean,
- *   failed: string | null }} SeedRun
+ *   failed: string | null, backend?: 'gpu' | 'cpu' }} SeedRun
  */
 
 /**
@@ -128,14 +128,18 @@ export function summarize(runs, spec, steps) {
 
 /**
  * The sweep's CSV: one row per seed and evaluation, seeds in order, with the columns of
- * `reproduce`'s (the spec's `columns`, after `seed,step`) and its number formats.
- * @param {readonly SeedRun[]} runs @param {SweepSpec} spec
+ * the lab's native tool (the spec's `columns`, after `seed,step`) and its number formats;
+ * with `backends` (a lab whose runs may train on the GPU: `reproduce`'s), last the backend
+ * that trained each seed.
+ * @param {readonly SeedRun[]} runs @param {SweepSpec} spec @param {boolean} [backends]
  */
-export function sweepCsv(runs, spec) {
-  const lines = [['seed', 'step', ...spec.columns.map((c) => c.name)].join(',')];
+export function sweepCsv(runs, spec, backends = false) {
+  const last = backends ? ['backend'] : [];
+  const lines = [['seed', 'step', ...spec.columns.map((c) => c.name), ...last].join(',')];
   for (const r of [...runs].sort((a, b) => a.seed - b.seed)) {
+    const backend = backends ? [r.backend ?? 'cpu'] : [];
     for (const e of r.evaluations) {
-      lines.push([r.seed, e.step, ...spec.columns.map((c) => e[c.key].toFixed(c.digits))].join(','));
+      lines.push([r.seed, e.step, ...spec.columns.map((c) => e[c.key].toFixed(c.digits)), ...backend].join(','));
     }
   }
   return `${lines.join('\n')}\n`;

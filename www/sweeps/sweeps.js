@@ -62,6 +62,7 @@ export class Sweeps {
         evaluations: run.evaluations,
         evaluated: what === 'done' || (msg.type === 'snapshot' && Boolean(msg.history)),
         message: what === 'failed' && 'message' in msg ? String(msg.message) : '',
+        backend: 'cpu',
       }),
     });
     /** @private @type {GpuPool<SeedJob>} */
@@ -181,6 +182,7 @@ export class Sweeps {
   receive(job, what, report) {
     const seed = job.seed;
     seed.step = report.step;
+    seed.backend = report.backend;
     if (report.evaluated) seed.evaluations = report.evaluations;
     if (what === 'failed') {
       seed.failed = report.message;

@@ -14,8 +14,9 @@ import { TrainingClock } from './clock.js';
 
 /**
  * What a job's seed did: its step, its evaluations so far (`evaluated`: new in this
- * report) and, when it failed, why.
- * @typedef {{ step: number, evaluations: Evaluation[], evaluated: boolean, message: string }} JobReport
+ * report), when it failed, why, and where it trained.
+ * @typedef {{ step: number, evaluations: Evaluation[], evaluated: boolean, message: string,
+ *   backend: 'gpu' | 'cpu' }} JobReport
  */
 
 /**
@@ -153,7 +154,7 @@ export class GpuPool {
           /** @type {'snapshot' | 'done' | 'failed'} */
           const what = s.stopped !== null ? 'failed' : msg.step >= g.steps ? 'done' : 'snapshot';
           if (what !== 'snapshot') g.ended.add(job);
-          this.onJob(job, what, { step: msg.step, evaluations: evaluations ?? [], evaluated: evaluations !== null, message: s.stopped ?? '' });
+          this.onJob(job, what, { step: msg.step, evaluations: evaluations ?? [], evaluated: evaluations !== null, message: s.stopped ?? '', backend: 'gpu' });
         });
       }
     }
