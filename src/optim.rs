@@ -57,6 +57,16 @@ impl Optimizer {
         }
     }
 
+    /// The first and second moments (P,) each (empty for SGD).
+    pub fn moments(&self) -> (&[f32], &[f32]) {
+        (&self.m, &self.v)
+    }
+
+    /// The moments, to restore them.
+    pub fn moments_mut(&mut self) -> (&mut [f32], &mut [f32]) {
+        (&mut self.m, &mut self.v)
+    }
+
     /// Forgets all history (a fresh run).
     pub fn reset(&mut self) {
         self.t = 0;

@@ -83,6 +83,49 @@ impl<T: Copy> Series<T> {
         self.version += 1;
     }
 
+    /// Becomes a copy of `other` (of the same capacities), in the slots it has: allocates
+    /// nothing. Its version moves past both.
+    pub fn copy_from(&mut self, other: &Series<T>) {
+        assert_eq!(
+            (self.thinned_cap, self.recent_cap),
+            (other.thinned_cap, other.recent_cap),
+            "series of the same capacities"
+        );
+        self.thinned.clear();
+        self.thinned.extend_from_slice(&other.thinned);
+        self.recent.clear();
+        self.recent.extend(other.recent.iter().copied());
+        self.stride = other.stride;
+        self.count = other.count;
+        self.version = self.version.max(other.version) + 1;
+    }
+
+    /// Forgets the entries after `step` (a run that goes on from an earlier step): it keeps
+    /// what it holds up to `step` (entries the later ones pushed out of the recent ones stay
+    /// out), and where every recent entry is later, the thinned record's last entry up to
+    /// `step` becomes the latest. A series that kept every entry is then as if the later
+    /// ones never came.
+    pub fn truncate(&mut self, step: u64) {
+        let mut dropped = 0;
+        while self.recent.back().is_some_and(|(s, _)| *s > step) {
+            self.recent.pop_back();
+            dropped += 1;
+        }
+        while self.thinned.last().is_some_and(|(s, _)| *s > step) {
+            self.thinned.pop();
+        }
+        if !self.recent.is_empty() {
+            self.count -= dropped;
+        } else if let Some(&last) = self.thinned.last() {
+            // Entry k of the thinned record is the run's entry k·stride.
+            self.recent.push_back(last);
+            self.count = (self.thinned.len() as u64 - 1) * self.stride + 1;
+        } else {
+            self.count = 0;
+        }
+        self.version += 1;
+    }
+
     /// Forgets every entry (a new run); the capacities stay.
     pub fn clear(&mut self) {
         self.thinned.clear();
@@ -144,6 +187,46 @@ impl<T: Copy> Series<T> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_truncated_series_goes_on_as_if_the_later_entries_never_came() {
+        let (mut a, mut b) = (Series::new(32, 32), Series::new(32, 32));
+        for i in 1..=20 {
+            a.push(i, i as f32);
+        }
+        for i in 1..=23 {
+            b.push(i, i as f32);
+        }
+        let v = b.version();
+        b.truncate(20);
+        assert_ne!(b.version(), v, "a reader sees the change");
+        let entries = |s: &Series<f32>| s.iter().collect::<Vec<_>>();
+        assert_eq!(entries(&b), entries(&a));
+        assert_eq!((b.count(), b.resolution()), (a.count(), a.resolution()));
+        for i in 21..=40 {
+            a.push(i, i as f32);
+            b.push(i, -(i as f32));
+        }
+        let steps = |s: &Series<f32>| s.iter().map(|(st, _)| st).collect::<Vec<_>>();
+        assert_eq!(steps(&b), steps(&a));
+        // Back past every recent entry: the thinned record up to the step, then on.
+        let mut c = Series::new(4, 4);
+        for i in 1..=40 {
+            c.push(i, i as f32);
+        }
+        assert_eq!(steps(&c), [1, 17, 33, 37, 38, 39, 40]);
+        c.truncate(30);
+        assert_eq!(steps(&c), [1, 17]);
+        for i in 31..=34 {
+            c.push(i, i as f32);
+        }
+        let got = steps(&c);
+        assert!(got.windows(2).all(|w| w[0] < w[1]), "{got:?}");
+        assert_eq!(got[got.len() - 4..], [31, 32, 33, 34]);
+        c.truncate(0);
+        assert!(c.is_empty());
+        assert_eq!(c.count(), 0);
+    }
 
     #[test]
     fn a_short_series_keeps_every_entry() {

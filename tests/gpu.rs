@@ -155,6 +155,65 @@ fn twenty_steps_follow_the_cpu_run() {
     }
 }
 
+/// A GPU run whose device is lost goes on on the CPU from its last evaluation
+/// (`GpuTrainer::to_cpu`): at that step, with the GPU run's evaluations and losses up to it,
+/// and trains on as the GPU run does (its losses within 1e-4, its weights within 1e-4 after
+/// 10 more steps): the same batches, weights and Adam state.
+#[test]
+fn a_gpu_run_goes_on_on_the_cpu_from_its_last_evaluation() {
+    let Some(device) = gpu() else { return };
+    let config = Config {
+        eval_every: 5,
+        eval_batch: 8,
+        ..Config::default()
+    };
+    let mut gpu = GpuTrainer::on(device.clone(), config.clone()).unwrap();
+    for _ in 0..13 {
+        gpu.step().unwrap();
+    }
+    assert_eq!(gpu.saved_step(), 10);
+    let mut cpu = gpu.to_cpu().unwrap();
+    assert_eq!(cpu.step_count(), 10);
+    assert_eq!(cpu.losses().len(), 10);
+    let steps = |h: &attention_playground::series::Series<Evaluation>| {
+        h.iter().map(|(s, _)| s).collect::<Vec<_>>()
+    };
+    assert_eq!(steps(cpu.history()), [0, 5, 10]);
+    let (ga, ca) = (gpu.history().iter().nth(2).unwrap().1, cpu.latest().loss);
+    assert!(
+        (ga.loss - ca).abs() <= 1e-4 * ga.loss,
+        "step 10: {ca} on the CPU, {} on the GPU",
+        ga.loss
+    );
+    // The GPU run's steps 11–13, again on the CPU, and on together to 20.
+    let gpu_losses: Vec<f32> = gpu.losses().iter().map(|(_, l)| l).collect();
+    for step in 11..=20 {
+        let a = cpu.step().unwrap();
+        let b = if step <= 13 {
+            gpu_losses[step - 1]
+        } else {
+            gpu.step().unwrap()
+        };
+        assert!(
+            (a - b).abs() <= 1e-4 * b,
+            "step {step}: {a} on the CPU, {b} on the GPU"
+        );
+    }
+    let worst = rel_diff(cpu.weights(), gpu.params());
+    assert!(worst <= 1e-4, "weights after 20 steps differ by {worst}");
+    // A device that is lost: the next step fails (kind `backend`), and the run goes on on
+    // the CPU from the evaluation before.
+    let mut lost = GpuTrainer::on(device, config).unwrap();
+    for _ in 0..7 {
+        lost.step().unwrap();
+    }
+    lost.lose_device();
+    let err = lost.step().expect_err("a step on a lost device fails");
+    assert_eq!(err.kind(), "backend", "{err}");
+    let cpu = lost.to_cpu().unwrap();
+    assert_eq!((cpu.step_count(), cpu.losses().len()), (5, 5));
+}
+
 /// Seeds batched along the dispatches train each as it would alone: a sweep of three seeds
 /// gives, bit for bit, each seed's losses and evaluations of a `GpuTrainer` of that seed (the
 /// same sums in the same order; only the part of each buffer differs), and follows the CPU

@@ -2,9 +2,10 @@
 //! step that allocates nothing, and the access to α and β a UI reads.
 
 use attention_playground::copying::config::Config;
-use attention_playground::copying::parallel::Replica;
+use attention_playground::copying::parallel::{Checkpoint, Replica};
 use attention_playground::copying::train::{check_params, Evaluation, EvaluationMaps, Trainer};
 use attention_playground::optim::OptimizerKind;
+use attention_playground::rng::Rng;
 use attention_playground::run::{Run, RunError, LOSSES_RECENT, LOSSES_THINNED};
 use attention_playground::series::Series;
 
@@ -41,6 +42,77 @@ fn evaluations(t: &Trainer) -> Vec<Evaluation> {
 
 fn losses(t: &mut Trainer, n: usize) -> Vec<u32> {
     (0..n).map(|_| t.step().unwrap().to_bits()).collect()
+}
+
+/// A run resumed from a checkpoint (what a GPU run hands the CPU where its device is lost)
+/// trains on as the run itself, bit for bit: the same losses, weights and evaluations, with
+/// the run's series up to the checkpoint and none after it. Adam's moments, its update count
+/// and the training stream each matter: a checkpoint without one of them goes elsewhere. A
+/// checkpoint whose moments are not finite is refused, and saving allocates nothing.
+#[test]
+fn a_run_resumed_from_its_checkpoint_trains_on_as_itself() {
+    let config = Config {
+        eval_every: 5,
+        ..small(6)
+    };
+    let mut run = Trainer::new(config.clone()).unwrap();
+    let mut c = Checkpoint::new(&config);
+    losses(&mut run, 15);
+    let before = allocations();
+    run.save(&mut c);
+    assert_eq!(allocations() - before, 0, "saving allocated");
+    // Three more steps that the resumed run trains again.
+    let (history, lost) = (run.history().clone(), {
+        losses(&mut run, 3);
+        run.losses().clone()
+    });
+    let mut resumed = Trainer::resume(config.clone(), &c, &history, &lost).unwrap();
+    assert_eq!(resumed.step_count(), 15);
+    assert_eq!(
+        resumed.losses().len(),
+        15,
+        "the losses up to the checkpoint"
+    );
+    assert_eq!(
+        resumed.history().iter().map(|(s, _)| s).collect::<Vec<_>>(),
+        [0, 5, 10, 15]
+    );
+    let go_on = losses(&mut resumed, 15);
+    let mut again = Trainer::new(config.clone()).unwrap();
+    let whole = losses(&mut again, 30);
+    assert_eq!(go_on, whole[15..], "the losses after the checkpoint");
+    assert_eq!(resumed.weights(), again.weights());
+    assert_eq!(evaluations(&resumed), evaluations(&again));
+    let all = |t: &Trainer| {
+        t.losses()
+            .iter()
+            .map(|(s, l)| (s, l.to_bits()))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(all(&resumed), all(&again), "the whole loss series");
+    // Each part of the state matters.
+    type Spoil = fn(&mut Checkpoint);
+    let parts: [(&str, Spoil); 3] = [
+        ("moments", |c| c.m.fill(0.0)),
+        ("update count", |c| c.updates = 0),
+        ("stream", |c| c.streams.train_rng = Rng::new(0, 0)),
+    ];
+    for (what, spoil) in parts {
+        let mut bad = c.clone();
+        spoil(&mut bad);
+        let mut t = Trainer::resume(config.clone(), &bad, &history, &lost).unwrap();
+        assert_ne!(
+            losses(&mut t, 15),
+            whole[15..],
+            "a checkpoint without its {what}"
+        );
+    }
+    let mut bad = c.clone();
+    bad.v[3] = f32::NAN;
+    let err = Trainer::resume(config, &bad, &history, &lost)
+        .err()
+        .unwrap();
+    assert_eq!(err.kind(), "weights", "{err}");
 }
 
 #[test]

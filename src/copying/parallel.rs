@@ -229,9 +229,45 @@ impl Streams {
         self.train_rng = Rng::new(seed, STREAM_TRAIN);
     }
 
+    /// Takes the place of `other` (the streams of the same settings and seed) in the
+    /// training stream: allocates nothing.
+    pub fn follow(&mut self, other: &Streams) {
+        self.task.follow(&other.task);
+        self.train_rng.clone_from(&other.train_rng);
+    }
+
     /// Draws the next training batch into `batch`.
     pub fn next_batch(&mut self, batch: &mut Batch) {
         self.task.fill(&mut self.train_rng, batch);
+    }
+}
+
+/// A run's state after `step` updates, from which another backend (or another trainer)
+/// goes on as the run would have: the weights, the optimiser's updates and moments, and the
+/// training stream where that step left it.
+#[derive(Clone, Debug)]
+pub struct Checkpoint {
+    pub step: u64,
+    /// The optimiser's updates since its moments were last cleared (Adam's bias correction).
+    pub updates: u64,
+    pub params: Vec<f32>, // (P,)
+    pub m: Vec<f32>,      // (P,) Adam's first moments (unused by SGD)
+    pub v: Vec<f32>,      // (P,) Adam's second moments
+    pub streams: Streams, // where the step's batch left the training stream
+}
+
+impl Checkpoint {
+    /// The state of a run of `config` with nothing trained (its buffers made here).
+    pub fn new(config: &Config) -> Checkpoint {
+        let p = Layout::new(dims_of(config)).len;
+        Checkpoint {
+            step: 0,
+            updates: 0,
+            params: vec![0.0; p],
+            m: vec![0.0; p],
+            v: vec![0.0; p],
+            streams: Streams::new(config),
+        }
     }
 }
 
@@ -422,6 +458,41 @@ impl Replica {
         self.optimizer.reset();
         self.streams.restart_training(self.config.seed);
         self.step = step;
+        Ok(())
+    }
+
+    /// Its state, into `out` (of its parameters' size): allocates nothing.
+    pub fn save(&self, out: &mut Checkpoint) {
+        out.step = self.step;
+        out.updates = self.optimizer.t;
+        out.params.copy_from_slice(&self.params);
+        out.streams.follow(&self.streams);
+        let (m, v) = (&mut out.m, &mut out.v);
+        m.fill(0.0);
+        v.fill(0.0);
+        let (om, ov) = self.optimizer.moments();
+        m[..om.len()].copy_from_slice(om);
+        v[..ov.len()].copy_from_slice(ov);
+    }
+
+    /// Goes on from `c` (a checkpoint of a run of its settings): refused with kind
+    /// `weights`, changing nothing, where its sizes or values are not a run's.
+    pub fn resume(&mut self, c: &Checkpoint) -> Result<(), RunError> {
+        let p = self.params.len();
+        check_weights(p, &c.params)?;
+        if c.m.len() != p || c.v.len() != p || c.m.iter().chain(&c.v).any(|x| !x.is_finite()) {
+            return Err(RunError::Weights(format!(
+                "the optimiser's moments must be {p} finite numbers each"
+            )));
+        }
+        self.params.copy_from_slice(&c.params);
+        self.optimizer.t = c.updates;
+        let (m, v) = self.optimizer.moments_mut();
+        let n = m.len();
+        m.copy_from_slice(&c.m[..n]);
+        v.copy_from_slice(&c.v[..n]);
+        self.streams.follow(&c.streams);
+        self.step = c.step;
         Ok(())
     }
 

@@ -72,11 +72,17 @@ pub struct Task {
     pub length: usize,
     /// (V,): the word-translation table `π` (identity for the other tasks).
     pub table: Vec<u32>,
-    /// (V,): scratch for drawing distinct tokens, so a batch allocates nothing.
+    /// (V,): the pool distinct tokens are drawn from; its order after a batch is part of
+    /// the stream's state (the next batch's draws permute it further).
     pool: Vec<u32>,
 }
 
 impl Task {
+    /// Takes the state of `other` (the same task) in its stream: allocates nothing.
+    pub fn follow(&mut self, other: &Task) {
+        self.pool.copy_from_slice(&other.pool);
+    }
+
     /// The task of `config`; `rng` draws the translation table (only for `Translate`).
     pub fn new(config: &Config, rng: &mut Rng) -> Task {
         let v = config.vocab;

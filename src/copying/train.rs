@@ -7,7 +7,7 @@
 use super::config::Config;
 use super::metrics::mean_over_heads;
 use super::model::Seq2Seq;
-use super::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
+use super::parallel::{evaluation_shard, Checkpoint, EvaluationPart, Evaluator, Replica, Shard};
 use super::tasks::Batch;
 use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_THINNED};
 use crate::run::{LOSSES_RECENT, LOSSES_THINNED};
@@ -57,6 +57,14 @@ impl Evaluations {
     pub(crate) fn clear(&mut self) {
         self.gathering = None;
         self.history.clear();
+    }
+
+    /// Takes `history`'s evaluations up to `step` as its own (a run that goes on here from
+    /// another trainer's checkpoint).
+    fn adopt(&mut self, history: &Series<Evaluation>, step: u64) {
+        self.gathering = None;
+        self.history.copy_from(history);
+        self.history.truncate(step);
     }
 
     /// `α` (Lt, Ls) of evaluation sequence `seq`: of one head, or averaged over heads.
@@ -181,6 +189,33 @@ impl Trainer {
         };
         trainer.restart();
         Ok(trainer)
+    }
+
+    /// A run of `config` (on one worker) that goes on from checkpoint `c` of another trainer
+    /// of the same run, with that run's evaluations and losses up to the checkpoint's step:
+    /// it trains on as the other would have (the same batches, weights and optimiser
+    /// state). The checkpoint's step is evaluated again, here. Refused (kind `weights`)
+    /// where the checkpoint is not of a run of these settings.
+    pub fn resume(
+        config: Config,
+        c: &Checkpoint,
+        history: &Series<Evaluation>,
+        losses: &Series<f32>,
+    ) -> Result<Trainer, RunError> {
+        let mut t = Trainer::new(config)?;
+        t.replica.resume(c)?;
+        t.evaluations.adopt(history, c.step);
+        t.losses.copy_from(losses);
+        t.losses.truncate(c.step);
+        t.last_loss = t.losses.last().map_or(f32::NAN, |(_, l)| l);
+        t.evaluate();
+        Ok(t)
+    }
+
+    /// Its state after the last update, into `out` (of its parameters' size), from which
+    /// `Trainer::resume` goes on.
+    pub fn save(&self, out: &mut Checkpoint) {
+        self.replica.save(out);
     }
 
     /// The run starts over from the replica's current step: the series are cleared and the

@@ -138,6 +138,24 @@ impl WasmGpuTrainer {
         self.device.clone()
     }
 
+    /// Destroys its GPU device, as a lost GPU would be (to test how a run goes on).
+    #[wasm_bindgen(js_name = debugLoseDevice)]
+    pub fn debug_lose_device(&self) -> Result<(), JsValue> {
+        let slot = self.slot.borrow();
+        slot.as_ref().ok_or_else(busy)?.lose_device();
+        Ok(())
+    }
+
+    /// The run as a CPU `Trainer` (on one worker) from its last evaluation on, where the GPU
+    /// can no longer train it: that step's state, its evaluations and losses up to it.
+    #[wasm_bindgen(js_name = toCpu)]
+    pub fn to_cpu(&self) -> Result<super::WasmTrainer, JsValue> {
+        let slot = self.slot.borrow();
+        let t = slot.as_ref().ok_or_else(busy)?;
+        let run = t.to_cpu().map_err(|e| run_error(&e))?;
+        Ok(super::WasmTrainer::of(Box::new(run)))
+    }
+
     /// Updates applied so far (NaN while a promise is pending).
     #[wasm_bindgen(getter)]
     pub fn step(&self) -> f64 {

@@ -116,6 +116,16 @@ pub struct WasmTrainer {
     inbox: Vec<f32>,
 }
 
+impl WasmTrainer {
+    /// The facade's trainer of `run`.
+    fn of(run: Box<dyn LabRun>) -> WasmTrainer {
+        WasmTrainer {
+            run,
+            inbox: Vec::new(),
+        }
+    }
+}
+
 #[wasm_bindgen(js_class = Trainer)]
 impl WasmTrainer {
     /// A fresh run of `config` of lab `lab_name`, evaluated at step 0; `workers` (default
@@ -127,10 +137,7 @@ impl WasmTrainer {
         workers: Option<usize>,
     ) -> Result<WasmTrainer, JsValue> {
         let run = lab(lab_name)?.run(config, workers.unwrap_or(1))?;
-        Ok(WasmTrainer {
-            run,
-            inbox: Vec::new(),
-        })
+        Ok(WasmTrainer::of(run))
     }
 
     /// Runs up to `n` steps of a run on one worker; stops at a divergence with its message

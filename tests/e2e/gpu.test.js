@@ -49,6 +49,22 @@ test('backend=gpu trains on the GPU, close to the CPU run of the same link', asy
     assert.equal(await gpu.page.textContent('#backend'), 'GPU');
     const status = await gpu.page.$eval('#status', (el) => (/** @type {HTMLElement} */ (el).hidden ? '' : `${el.className} ${el.textContent}`));
     assert.doesNotMatch(status, /error|failed/, 'no failure said');
+    // The GPU lost after step 7: the run goes on on the CPU from its evaluation at step 5,
+    // with the GPU run's curves up to it, and trains on as the GPU run did.
+    const before = await steps(gpu.page, 7);
+    await gpu.page.evaluate(() => /** @type {any} */ (window).__ap.debugLoseGpu());
+    await gpu.page.click('#step-once');
+    await gpu.page.waitForFunction(() => document.querySelector('#backend')?.textContent === 'CPU', null, { timeout: 60_000 });
+    await atStep(gpu.page, 5);
+    assert.match(await gpu.page.textContent('#status') ?? '', /the run goes on on the CPU from step 5, its last evaluation/);
+    assert.deepEqual((await gpu.page.evaluate(() => /** @type {any} */ (window).__ap.history())).map((/** @type {any} */ e) => e.step), [0, 5]);
+    for (let i = 6; i <= 7; i++) {
+      await gpu.page.click('#step-once');
+      await atStep(gpu.page, i);
+    }
+    const after = /** @type {number[]} */ ((await gpu.page.evaluate(() => /** @type {any} */ (window).__ap.losses())).loss);
+    assert.equal(after.length, 7);
+    after.forEach((l, i) => assert.ok(Math.abs(l - before.losses[i]) <= 1e-4 * before.losses[i], `step ${i + 1}: ${l} on the CPU, ${before.losses[i]} on the GPU`));
     assert.deepEqual(gpu.errors, []);
   } finally {
     await gpu.context.close();

@@ -45,7 +45,7 @@
  *   | { type: 'evaluation-maps', on: boolean }
  *   | { type: 'get-params' } | { type: 'get-losses' }
  *   | { type: 'load-params', config: Record<string, unknown>, params: Float32Array, step: number, generation: number }
- *   | { type: 'debug-panic' }} ToWorker
+ *   | { type: 'debug-panic' } | { type: 'debug-lose-gpu' }} ToWorker
  */
 
 /**

@@ -297,6 +297,11 @@ export class Run {
     this.send({ type: 'debug-panic' });
   }
 
+  /** Destroys the GPU device its trainer trains on (for tests of a lost GPU). */
+  debugLoseGpu() {
+    this.send({ type: 'debug-lose-gpu' });
+  }
+
   /** Stops its workers for good. */
   stop() {
     this.terminate();

@@ -170,18 +170,36 @@ async function gpuTrainer(config) {
   }
 }
 
-/** The GPU failed under a run (a lost device): the run starts again on the CPU, its
- * settings as they were, and the page says so; it stops playing.
+/** The GPU failed under a run (a lost device): the run goes on on the CPU from its last
+ * evaluation (the GPU run's state then, its evaluations and losses up to it; the steps
+ * after it are trained again), or, where that fails, starts again there; the page says
+ * so, and it plays on if it played.
  * @param {Error} err @returns {Promise<boolean>} false: the frame stops */
 async function lostGpu(err) {
-  const config = trainer.config();
+  const gpu = trainer;
   placement = { backend: 'cpu', reason: '' };
-  running = false;
-  if (await build(config)) {
-    post({ type: 'backend', backend: 'cpu', device: '', reason: `the GPU stopped (${err.message}); the run starts again on the CPU`, refused: true });
-    sendSnapshot();
+  /** @type {any} */
+  let cpu = null;
+  try {
+    cpu = gpu.toCpu();
+  } catch (e) {
+    if (panicked(e)) return false;
   }
-  return false;
+  let reason = `the GPU stopped (${err.message})`;
+  if (cpu) {
+    trainer = cpu;
+    gpu.free();
+    restart();
+    reason += `; the run goes on on the CPU from step ${cpu.step}, its last evaluation`;
+  } else if (await build(gpu.config())) {
+    reason += '; the run starts again on the CPU';
+  } else {
+    running = false;
+    return false;
+  }
+  post({ type: 'backend', backend: 'cpu', device: '', reason, refused: true });
+  sendSnapshot();
+  return running;
 }
 
 /** Builds a trainer for `config`, on the GPU where the page asks for it and the browser
@@ -508,6 +526,9 @@ async function handle(msg) {
     }
     case 'debug-panic':
       guard('debug', () => wasm.debugPanic());
+      break;
+    case 'debug-lose-gpu':
+      if (typeof trainer?.device === 'string') guard('debug', () => trainer.debugLoseDevice());
       break;
   }
 }

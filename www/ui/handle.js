@@ -2,7 +2,7 @@
 // The page's test handle, `window.__ap` (documented in docs/testing.md): what the
 // end-to-end tests and the benchmarks read of the page besides its UI — the shown run's
 // step, settings, history and maps, the live runs, and whether the figures show the latest
-// snapshot. Copies out, nothing in: tests act through the UI (and debugPanic).
+// snapshot. Copies out, nothing in: tests act through the UI (and debugPanic, debugLoseGpu).
 
 /** @typedef {import('../state/store.js').Store} Store */
 /** @typedef {import('../training/runs.js').Runs} Runs */
@@ -129,6 +129,11 @@ export function installTestHandle({ store, runs, sweeps, experiments, figures })
     /** Makes live run `i`'s trainer panic (to test how a panic reaches the page). @param {number} [i] */
     debugPanic(i = 0) {
       live(i)?.debugPanic();
+    },
+    /** Destroys the GPU device of live run `i`'s trainer, as a lost GPU would be (to test
+     * how the run goes on); nothing on the CPU. @param {number} [i] */
+    debugLoseGpu(i = 0) {
+      live(i)?.debugLoseGpu();
     },
   };
   /** @type {any} */ (window).__ap = handle;

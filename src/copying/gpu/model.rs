@@ -500,6 +500,17 @@ impl GpuModel {
         self.read_part(&self.buf.params, seed, out).await
     }
 
+    /// Copies seed `seed`'s optimiser moments into `m` and `v` (P,) each.
+    pub async fn read_moments_async(
+        &self,
+        seed: usize,
+        m: &mut [f32],
+        v: &mut [f32],
+    ) -> Result<(), String> {
+        self.read_part(&self.buf.adam_m, seed, m).await?;
+        self.read_part(&self.buf.adam_v, seed, v).await
+    }
+
     /// [`GpuModel::read_params_async`], waited for.
     #[cfg(not(target_arch = "wasm32"))]
     pub fn read_params(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {

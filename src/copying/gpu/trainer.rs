@@ -2,17 +2,19 @@
 //! (the same settings, seeded data, series and evaluations), with each step's forward pass,
 //! backward pass and update done by `GpuModel`, and each evaluation's forward pass and KTIW
 //! probe too; its metrics are measured from the maps read back by the CPU run's own
-//! `Maps::measure`. Everything that waits for the GPU is async (a browser delivers what it
-//! reads back through its event loop); natively the `Run` trait waits for it.
+//! `Maps::measure`. At each evaluation it reads back the run's state (a `Checkpoint`), from
+//! which the CPU's `Trainer` goes on where the device is lost (`to_cpu`). Everything that
+//! waits for the GPU is async (a browser delivers what it reads back through its event
+//! loop); natively the `Run` trait waits for it.
 
 use super::device::Gpu;
 use super::model::{EvalMaps, GpuModel};
 use crate::copying::config::{AttentionMode, Config};
 use crate::copying::metrics::{ktiw_score, Evaluation};
 use crate::copying::model::Seq2Seq;
-use crate::copying::parallel::{dims_of, initialise, EvaluationPart, Maps, Streams};
+use crate::copying::parallel::{dims_of, initialise, Checkpoint, EvaluationPart, Maps, Streams};
 use crate::copying::tasks::Batch;
-use crate::copying::train::{EvaluationMaps, Evaluations};
+use crate::copying::train::{EvaluationMaps, Evaluations, Trainer};
 use crate::run::{check_weights, RunError, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
 use crate::settings::Settings;
@@ -34,6 +36,10 @@ pub struct GpuTrainer {
     updates: u64,
     /// Whether the last step diverged (the next one retries, as on the CPU).
     diverged: bool,
+    /// The run's state at its last evaluation, and the one being read back (swapped in once
+    /// whole).
+    checkpoint: Checkpoint,
+    saving: Checkpoint,
 }
 
 /// Measures a GPU evaluation's maps `m` of `batch` at `step` as the CPU run does
@@ -94,6 +100,8 @@ impl GpuTrainer {
             streams: Streams::new(&config),
             train_batch: Batch::new(b, config.length),
             params: vec![0.0; model.layout.len],
+            checkpoint: Checkpoint::new(&config),
+            saving: Checkpoint::new(&config),
             synced: true,
             losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
             last_loss: f32::NAN,
@@ -160,14 +168,52 @@ impl GpuTrainer {
             .await
             .map_err(lost)?;
         let m = self.gpu.eval_maps(0);
-        Ok(record(
+        let evaluation = record(
             &self.model,
             &m,
             batch,
             &mut self.alpha_mean,
             self.step,
             &mut self.evaluations,
-        ))
+        );
+        self.save_async().await?;
+        Ok(evaluation)
+    }
+
+    /// Reads the run's state back into its checkpoint.
+    async fn save_async(&mut self) -> Result<(), RunError> {
+        let s = &mut self.saving;
+        let gpu = &self.gpu;
+        gpu.read_params_async(0, &mut s.params)
+            .await
+            .map_err(lost)?;
+        let (m, v) = (&mut s.m, &mut s.v);
+        gpu.read_moments_async(0, m, v).await.map_err(lost)?;
+        s.step = self.step;
+        s.updates = self.updates;
+        s.streams.follow(&self.streams);
+        std::mem::swap(&mut self.checkpoint, &mut self.saving);
+        self.params.copy_from_slice(&self.checkpoint.params);
+        self.synced = true;
+        Ok(())
+    }
+
+    /// The run on the CPU from its last evaluation on (where the GPU can no longer train
+    /// it): its state then, its evaluations and losses up to it; it trains on as this run
+    /// would have. The steps after that evaluation are trained again.
+    pub fn to_cpu(&self) -> Result<Trainer, RunError> {
+        let (history, losses) = (self.history(), self.losses());
+        Trainer::resume(self.config.clone(), &self.checkpoint, history, losses)
+    }
+
+    /// Destroys its device, as a lost GPU would be (tests of what happens then).
+    pub fn lose_device(&self) {
+        self.gpu.gpu.device.destroy();
+    }
+
+    /// The step its last evaluation saved.
+    pub fn saved_step(&self) -> u64 {
+        self.checkpoint.step
     }
 
     /// Starts again from step 0, with the same seed or `seed` (`Run::reset`).
