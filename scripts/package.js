@@ -10,18 +10,20 @@ const cargo = readFileSync(`${root}Cargo.toml`, 'utf8');
 const version = /^version\s*=\s*"([^"]+)"/m.exec(cargo)?.[1];
 if (!version) throw new Error('no version in Cargo.toml');
 const variants = ['scalar', 'simd128', 'relaxed-simd'];
+// The relaxed-SIMD build with the copying lab's GPU backend (WebGPU), loaded only when asked for.
+const builds = [...variants, 'webgpu'];
 const pkg = {
   name: 'attention-playground',
   version,
-  description: 'The trainers of Attention Playground (a seq2seq LSTM with attention; a self-attention head on a sparse Boolean function), in WebAssembly (scalar, simd128, relaxed-SIMD).',
+  description: 'The trainers of Attention Playground (a seq2seq LSTM with attention; a self-attention head on a sparse Boolean function), in WebAssembly (scalar, simd128, relaxed-SIMD; WebGPU for the first).',
   license: 'MIT',
   type: 'module',
   main: './index.js',
   exports: {
     '.': './index.js',
-    ...Object.fromEntries(variants.map((v) => [`./${v}`, `./${v}/attention_playground.js`])),
+    ...Object.fromEntries(builds.map((v) => [`./${v}`, `./${v}/attention_playground.js`])),
   },
-  files: ['index.js', 'variant.js', 'README.md', ...variants.flatMap((v) => [`${v}/attention_playground.js`, `${v}/attention_playground_bg.wasm`])],
+  files: ['index.js', 'variant.js', 'README.md', ...builds.flatMap((v) => [`${v}/attention_playground.js`, `${v}/attention_playground_bg.wasm`])],
   sideEffects: false,
 };
 writeFileSync(`${root}pkg/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);

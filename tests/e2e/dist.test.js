@@ -103,4 +103,8 @@ test('pkg/ packs and installs offline with npm, and trains from Node', () => {
   assert.equal(out.step, 30);
   assert.ok(out.losses.every((/** @type {number} */ l) => Number.isFinite(l) && l > 0), `${out.losses}`);
   assert.ok(out.losses[29] < out.losses[0], `the loss falls: ${out.losses[0]} → ${out.losses[29]}`);
+  // The GPU build ships too, with its own entry point (Node 20 cannot compile its relaxed SIMD).
+  for (const f of ['attention_playground.js', 'attention_playground_bg.wasm']) {
+    assert.ok(existsSync(`${app}/node_modules/attention-playground/webgpu/${f}`), `webgpu/${f} installed`);
+  }
 });
