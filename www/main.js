@@ -185,7 +185,7 @@ async function boot() {
         showBackend(msg.backend, msg.backend === 'gpu' ? msg.device : msg.reason);
         // A run the page asked the GPU for that trains on the CPU says why (under auto, a
         // choice of the page's is only the stat's tooltip).
-        if (msg.refused) showStatus(`Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');
+        if (msg.refused) showStatus(msg.lost ? `${msg.reason}.` : `Training on the CPU: the GPU cannot train this run (${msg.reason}).`, 'info');
         break;
       case 'loaded':
         showStatus(`Loaded the saved weights (trained for ${msg.step} steps): the maps and metrics are theirs. Training from here starts the optimiser afresh.`, 'info');

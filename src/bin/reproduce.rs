@@ -506,7 +506,11 @@ fn read_csv(path: &str) -> Result<Vec<Row>, String> {
         .map(|(k, line)| {
             let f: Vec<&str> = line.split(',').collect();
             let bad = || {
-                let what = "8 numbers and the backend (cpu or gpu)";
+                let what = if named {
+                    "8 numbers and the backend (cpu or gpu)"
+                } else {
+                    "8 numbers"
+                };
                 format!("{path}, line {}: not a row of {what}: {line:?}", k + 2)
             };
             let fields = if named { 9 } else { 8 };

@@ -170,6 +170,13 @@ impl Trainer {
     /// A fresh run of `config` whose batches `count` replicas share: this trainer is
     /// replica 0 (see `parallel.rs`); the others are [`Replica`]s `1..count`.
     pub fn leader(config: Config, count: usize) -> Result<Trainer, SettingsError> {
+        let mut trainer = Trainer::unevaluated(config, count)?;
+        trainer.restart();
+        Ok(trainer)
+    }
+
+    /// The trainer of `leader`, its series empty and nothing evaluated yet.
+    fn unevaluated(config: Config, count: usize) -> Result<Trainer, SettingsError> {
         let replica = Replica::new(config.clone(), 0, count)?;
         let full_batch = (count > 1).then(|| {
             let all = Shard::new(0, 1, config.eval_batch);
@@ -178,7 +185,7 @@ impl Trainer {
         let evaluating = (0..count)
             .filter(|&i| !evaluation_shard(i, count, config.eval_batch).is_empty())
             .count();
-        let mut trainer = Trainer {
+        Ok(Trainer {
             evaluations: Evaluations::new(&config),
             replica,
             full_batch,
@@ -186,9 +193,7 @@ impl Trainer {
             pending_loss: 0.0,
             last_loss: f32::NAN,
             losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
-        };
-        trainer.restart();
-        Ok(trainer)
+        })
     }
 
     /// A run of `config` (on one worker) that goes on from checkpoint `c` of another trainer
@@ -202,7 +207,7 @@ impl Trainer {
         history: &Series<Evaluation>,
         losses: &Series<f32>,
     ) -> Result<Trainer, RunError> {
-        let mut t = Trainer::new(config)?;
+        let mut t = Trainer::unevaluated(config, 1)?;
         t.replica.resume(c)?;
         t.evaluations.adopt(history, c.step);
         t.losses.copy_from(losses);

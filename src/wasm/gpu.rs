@@ -271,7 +271,8 @@ impl WasmGpuDevice {
     }
 
     /// Resolves with the runs of `config` from each of `seeds`, batched, at step 0 and
-    /// evaluated; rejects with kind `setting` or `backend` as `gpuTrainer`.
+    /// evaluated; rejects with kind `setting` or `backend` as `gpuTrainer`, and kind
+    /// `internal` for no seeds.
     pub fn sweep(&self, lab_name: String, config: JsValue, seeds: Vec<f64>) -> Promise {
         let gpu = self.gpu.clone();
         future_to_promise(async move {

@@ -4,8 +4,8 @@
 // the same seeds. Every seed is a job of a pool of runs (pool.js: one worker per core,
 // each training as fast as it can to the sweep's steps), queued so that two compared
 // sweeps fill in together; or, where the page places runs of its settings on the GPU, of
-// the GPU's pool (gpu-pool.js: the seeds batched as one GPU run), which hands back to the
-// CPU's what it cannot train. It knows no model: the steps, the contrast, where a setting
+// the GPU's pool (gpu-pool.js: the seeds of one setting batched as one GPU run, a compared
+// sweep's after the first's), which hands back to the CPU's what it cannot train. It knows no model: the steps, the contrast, where a setting
 // trains and what a seed's evaluations say are the lab's (seeds.js reads them).
 
 import { Pool } from '../training/pool.js';

@@ -82,13 +82,17 @@ async function train(group, config, seeds, steps) {
       report();
       let last = performance.now();
       const live = () => part.some((_, i) => sweep.stopped(i) === undefined);
+      /** How many of its seeds stopped. */
+      const stopped = () => part.filter((_, i) => sweep.stopped(i) !== undefined).length;
       while (sweep.step < steps && live()) {
         await whilePlaying();
         const evaluated = part.map((_, i) => sweep.version(i));
+        const before = stopped();
         await sweep.steps(1);
         const now = performance.now();
-        // Each evaluation goes out at once; steps alone a few times a second.
-        if (now - last >= PROGRESS_MS || part.some((_, i) => sweep.version(i) !== evaluated[i])) {
+        // Each evaluation and each seed that stops go out at once; steps alone a few times
+        // a second.
+        if (now - last >= PROGRESS_MS || stopped() !== before || part.some((_, i) => sweep.version(i) !== evaluated[i])) {
           report();
           last = now;
         }

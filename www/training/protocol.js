@@ -51,7 +51,7 @@
 /**
  * @typedef {Snapshot
  *   | { type: 'ready', variant: string }
- *   | { type: 'backend', backend: 'gpu' | 'cpu', device: string, reason: string, refused: boolean }
+ *   | { type: 'backend', backend: 'gpu' | 'cpu', device: string, reason: string, refused: boolean, lost?: boolean }
  *   | { type: 'error', where: string, kind: string, message: string, generation?: number }
  *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }

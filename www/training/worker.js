@@ -185,19 +185,19 @@ async function lostGpu(err) {
   } catch (e) {
     if (panicked(e)) return false;
   }
-  let reason = `the GPU stopped (${err.message})`;
+  let reason = `The GPU stopped (${err.message})`;
   if (cpu) {
     trainer = cpu;
     gpu.free();
     restart();
-    reason += `; the run goes on on the CPU from step ${cpu.step}, its last evaluation`;
+    reason += `: the run goes on on the CPU from step ${cpu.step}, its last evaluation`;
   } else if (await build(gpu.config())) {
-    reason += '; the run starts again on the CPU';
+    reason += ': the run starts again on the CPU';
   } else {
     running = false;
     return false;
   }
-  post({ type: 'backend', backend: 'cpu', device: '', reason, refused: true });
+  post({ type: 'backend', backend: 'cpu', device: '', reason, refused: true, lost: true });
   sendSnapshot();
   return running;
 }

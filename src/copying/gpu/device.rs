@@ -74,9 +74,9 @@ impl Gpu {
         block_on(Gpu::request())
     }
 
-    /// Maps `buf` for reading once the work submitted before is done; an error where the
-    /// device is lost or the mapping fails.
-    pub async fn map_read(&self, buf: &wgpu::Buffer) -> Result<(), String> {
+    /// Maps the first `bytes` of `buf` for reading once the work submitted before is done;
+    /// an error where the device is lost or the mapping fails.
+    pub async fn map_read(&self, buf: &wgpu::Buffer, bytes: u64) -> Result<(), String> {
         #[derive(Default)]
         struct State {
             result: Option<Result<(), String>>,
@@ -84,7 +84,7 @@ impl Gpu {
         }
         let state = Arc::new(Mutex::new(State::default()));
         let callback = state.clone();
-        buf.slice(..).map_async(wgpu::MapMode::Read, move |r| {
+        buf.slice(..bytes).map_async(wgpu::MapMode::Read, move |r| {
             let mut s = callback.lock().expect("the mapping's state");
             s.result = Some(r.map_err(|e| format!("reading from the GPU failed: {e}")));
             if let Some(w) = s.waker.take() {

@@ -165,7 +165,7 @@ struct Buffers {
     dtable: wgpu::Buffer,   // (NT, G)
     stats: wgpu::Buffer,    // u32 (4,): loss bits, diverged
     readback: wgpu::Buffer, // u32 (4,) mapped copy of stats
-    download: wgpu::Buffer, // (P,) mapped copy of the parameters
+    download: wgpu::Buffer, // (3, P) mapped copy of one seed's parameters and Adam's moments
 }
 
 /// The model on one device, for batches of one size.
@@ -418,7 +418,7 @@ impl GpuModel {
         }
         self.gpu.queue.submit([enc.finish()]);
         let h = &mut e.host;
-        read_mapped(&self.gpu, &e.out, |bytes| {
+        read_mapped(&self.gpu, &e.out, e.out.size(), |bytes| {
             let mut words = le_words(bytes);
             for v in [&mut h.alpha, &mut h.logp, &mut h.beta] {
                 for (x, w) in v.iter_mut().zip(&mut words) {
@@ -500,15 +500,34 @@ impl GpuModel {
         self.read_part(&self.buf.params, seed, out).await
     }
 
-    /// Copies seed `seed`'s optimiser moments into `m` and `v` (P,) each.
-    pub async fn read_moments_async(
+    /// Copies seed `seed`'s parameters and optimiser moments into `params`, `m` and `v` (P,)
+    /// each, read back at once: all three or, where the reading fails, none.
+    pub async fn read_state_async(
         &self,
         seed: usize,
+        params: &mut [f32],
         m: &mut [f32],
         v: &mut [f32],
     ) -> Result<(), String> {
-        self.read_part(&self.buf.adam_m, seed, m).await?;
-        self.read_part(&self.buf.adam_v, seed, v).await
+        let p = self.layout.len;
+        assert!(params.len() == p && m.len() == p && v.len() == p);
+        let bytes = (p * 4) as u64;
+        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
+        let parts = [&self.buf.params, &self.buf.adam_m, &self.buf.adam_v];
+        for (i, src) in parts.into_iter().enumerate() {
+            let to = i as u64 * bytes;
+            enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, to, bytes);
+        }
+        self.gpu.queue.submit([enc.finish()]);
+        read_mapped(&self.gpu, &self.buf.download, 3 * bytes, |b| {
+            let mut words = le_words(b);
+            for out in [params, m, v] {
+                for (o, w) in out.iter_mut().zip(&mut words) {
+                    *o = f32::from_bits(w);
+                }
+            }
+        })
+        .await
     }
 
     /// [`GpuModel::read_params_async`], waited for.
@@ -535,7 +554,7 @@ impl GpuModel {
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
         enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, 0, bytes);
         self.gpu.queue.submit([enc.finish()]);
-        read_mapped(&self.gpu, &self.buf.download, |b| {
+        read_mapped(&self.gpu, &self.buf.download, bytes, |b| {
             for (o, w) in out.iter_mut().zip(le_words(b)) {
                 *o = f32::from_bits(w);
             }
@@ -594,8 +613,8 @@ impl GpuModel {
         let bytes = self.buf.stats.size();
         enc.copy_buffer_to_buffer(&self.buf.stats, 0, &self.buf.readback, 0, bytes);
         q.submit([enc.finish()]);
-        let results = &mut self.results;
-        read_mapped(&self.gpu, &self.buf.readback, |b| {
+        let (results, readback) = (&mut self.results, &self.buf.readback);
+        read_mapped(&self.gpu, readback, readback.size(), |b| {
             for (r, c) in results.iter_mut().zip(b.chunks_exact(16)) {
                 let mut words = le_words(c);
                 let mut next = || words.next().expect("a seed's 4 stats");
@@ -645,10 +664,15 @@ fn part(v: &[f32], seed: usize, seeds: usize) -> &[f32] {
 
 /// Maps `buf` for reading, waits, hands its bytes to `f`, unmaps; an error where the device
 /// is lost.
-async fn read_mapped(gpu: &Gpu, buf: &wgpu::Buffer, f: impl FnOnce(&[u8])) -> Result<(), String> {
-    gpu.map_read(buf).await?;
+async fn read_mapped(
+    gpu: &Gpu,
+    buf: &wgpu::Buffer,
+    bytes: u64,
+    f: impl FnOnce(&[u8]),
+) -> Result<(), String> {
+    gpu.map_read(buf, bytes).await?;
     let view = buf
-        .slice(..)
+        .slice(..bytes)
         .get_mapped_range()
         .map_err(|e| format!("reading from the GPU failed: {e}"))?;
     f(&view);
@@ -727,7 +751,8 @@ impl Buffers {
             dtable: make("dtable", tr(nt * g), st)?,
             stats: make("stats", 4, st)?,
             readback: make("readback", 4, map)?,
-            download: make("download", tr(p), map)?,
+            // One seed's at a time, whatever the number of seeds.
+            download: make_buffer(gpu, "download", tr(3 * p), 1, map, max)?,
         })
     }
 }

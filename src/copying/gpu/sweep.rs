@@ -44,7 +44,8 @@ pub struct GpuSweep {
 impl GpuSweep {
     /// The runs of `config` with each seed of `seeds` (its own `seed` is not used), at step
     /// 0 and evaluated; refused with kind `setting` or `backend` as `GpuTrainer::on` (a chunk
-    /// too large for the device's memory: a message that starts with `OUT_OF_MEMORY`).
+    /// too large for the device's memory: a message that starts with `OUT_OF_MEMORY`), and
+    /// kind `internal` for no seeds.
     pub async fn on_async(gpu: Gpu, config: Config, seeds: &[u64]) -> Result<GpuSweep, RunError> {
         config.validate()?;
         if seeds.is_empty() {

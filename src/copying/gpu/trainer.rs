@@ -36,10 +36,8 @@ pub struct GpuTrainer {
     updates: u64,
     /// Whether the last step diverged (the next one retries, as on the CPU).
     diverged: bool,
-    /// The run's state at its last evaluation, and the one being read back (swapped in once
-    /// whole).
+    /// The run's state at its last evaluation (or its start).
     checkpoint: Checkpoint,
-    saving: Checkpoint,
 }
 
 /// Measures a GPU evaluation's maps `m` of `batch` at `step` as the CPU run does
@@ -101,7 +99,6 @@ impl GpuTrainer {
             train_batch: Batch::new(b, config.length),
             params: vec![0.0; model.layout.len],
             checkpoint: Checkpoint::new(&config),
-            saving: Checkpoint::new(&config),
             synced: true,
             losses: Series::new(LOSSES_THINNED, LOSSES_RECENT),
             last_loss: f32::NAN,
@@ -180,22 +177,26 @@ impl GpuTrainer {
         Ok(evaluation)
     }
 
-    /// Reads the run's state back into its checkpoint.
+    /// Reads the run's state back into its checkpoint (where the reading fails, the
+    /// checkpoint stays as it was).
     async fn save_async(&mut self) -> Result<(), RunError> {
-        let s = &mut self.saving;
-        let gpu = &self.gpu;
-        gpu.read_params_async(0, &mut s.params)
-            .await
-            .map_err(lost)?;
-        let (m, v) = (&mut s.m, &mut s.v);
-        gpu.read_moments_async(0, m, v).await.map_err(lost)?;
-        s.step = self.step;
-        s.updates = self.updates;
-        s.streams.follow(&self.streams);
-        std::mem::swap(&mut self.checkpoint, &mut self.saving);
+        let c = &mut self.checkpoint;
+        let r = self
+            .gpu
+            .read_state_async(0, &mut c.params, &mut c.m, &mut c.v);
+        r.await.map_err(lost)?;
+        self.save_host();
         self.params.copy_from_slice(&self.checkpoint.params);
         self.synced = true;
         Ok(())
+    }
+
+    /// The checkpoint's step, update count and stream: the run's now.
+    fn save_host(&mut self) {
+        let c = &mut self.checkpoint;
+        c.step = self.step;
+        c.updates = self.updates;
+        c.streams.follow(&self.streams);
     }
 
     /// The run on the CPU from its last evaluation on (where the GPU can no longer train
@@ -262,6 +263,12 @@ impl GpuTrainer {
         self.gpu.load(0, &self.params);
         self.synced = true;
         self.updates = 0;
+        // The checkpoint of the new start, before anything is read back: a device lost in
+        // the evaluation below goes on on the CPU from here, not from the run before.
+        self.checkpoint.params.copy_from_slice(&self.params);
+        self.checkpoint.m.fill(0.0);
+        self.checkpoint.v.fill(0.0);
+        self.save_host();
         self.last_loss = f32::NAN;
         self.losses.clear();
         self.evaluations.clear();
