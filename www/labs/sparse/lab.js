@@ -218,8 +218,9 @@ export const sparse = {
   checkSnapshot(s) {
     const { length, heads } = /** @type {Record<string, unknown>} */ (s.shape);
     const size = (/** @type {unknown} */ n, /** @type {number} */ max) => Number.isInteger(n) && /** @type {number} */ (n) >= 1 && /** @type {number} */ (n) <= max;
-    if (!size(length, 256) || !size(heads, 8)) {
-      return `shown.shape must give length (1 to 256) and heads (1 to 8) as whole numbers, got ${JSON.stringify(s.shape).slice(0, 60)}`;
+    // The longest input and the most heads the trainer takes (src/sparse/config.rs).
+    if (!size(length, 2048) || !size(heads, 8)) {
+      return `shown.shape must give length (1 to 2048) and heads (1 to 8) as whole numbers, got ${JSON.stringify(s.shape).slice(0, 60)}`;
     }
     const t = Number(length);
     const at = (/** @type {string} */ name) => /** @type {ArrayLike<number> | undefined} */ (/** @type {any} */ (s)[name])?.length ?? 0;

@@ -73,7 +73,7 @@ function runViews(box, suffix, colormap) {
     }));
   // The picture under the map of positions, column for column; the numbers beside it.
   box.append(h('div', { class: 'maps' }, positionsBox, inputBox, pictureBox, h('div', {}, numbers, note)));
-  // A row per head, a column per position: neither a sliver at T = 256 nor a tower at T = 2.
+  // A row per head, a column per position: neither a sliver at T = 2,048 nor a tower at T = 2.
   const positions = new Heatmap(positionsBox, { title: 'Attention over the positions (test set)', scale: ATTENTION, colormap, axes: BY_HEAD, aspect: [2, 16] });
   const input = new Heatmap(inputBox, { title: 'One test input', scale: ATTENTION, colormap, axes: BY_HEAD, aspect: [2, 16] });
   // As wide as the map above it, position for position; at most half as high as wide.
