@@ -447,22 +447,28 @@ mod tests {
         }
     }
 
+    /// Function `i` of the four, with its `j`-th allowed sparsity (cycling).
+    fn function_of(i: usize, j: usize) -> (BoolFunction, usize) {
+        let f = [
+            BoolFunction::And,
+            BoolFunction::Or,
+            BoolFunction::Majority,
+            BoolFunction::Parity,
+        ][i];
+        let s = if f == BoolFunction::Majority {
+            1 + 2 * (j % 2)
+        } else {
+            1 + j % 4
+        };
+        (f, s)
+    }
+
     /// The search counts exactly the sets a brute-force check counts.
     #[test]
     fn explainers_match_brute_force() {
         let mut rng = Rng::new(9, 0);
         for trial in 0..60 {
-            let f = [
-                BoolFunction::And,
-                BoolFunction::Or,
-                BoolFunction::Majority,
-                BoolFunction::Parity,
-            ][trial % 4];
-            let s = if f == BoolFunction::Majority {
-                1 + 2 * (trial % 2)
-            } else {
-                1 + trial % 4
-            };
+            let (f, s) = function_of(trial % 4, trial);
             let t = s + rng.below(6);
             let n = 1 + rng.below(150);
             let c = config(f, t, s, n, trial as u64);
@@ -503,17 +509,7 @@ mod tests {
         let mut rng = Rng::new(17, 0);
         let (mut ambiguous, mut unique) = (0, 0);
         for trial in 0..80 {
-            let f = [
-                BoolFunction::And,
-                BoolFunction::Or,
-                BoolFunction::Majority,
-                BoolFunction::Parity,
-            ][trial % 4];
-            let s = if f == BoolFunction::Majority {
-                1 + 2 * (trial / 4 % 2)
-            } else {
-                1 + trial / 4 % 4
-            };
+            let (f, s) = function_of(trial % 4, trial / 4);
             let t = 20 + rng.below(30);
             let n = [3, 8, 20, 40, 90, 200][trial / 16 % 5 + rng.below(2)];
             let c = config(f, t, s, n, trial as u64);
