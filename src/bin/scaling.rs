@@ -2,13 +2,19 @@
 //! command line. For each length `T`, searches for the fewest training samples `m*` at
 //! which the median test accuracy over the seeds reaches the threshold; writes a CSV row
 //! per run, prints a table of `m*` against `T` beside the information limit `log2 C(T, s)`,
-//! and fits `m*` against `log2 T` and against `T`. Progress goes to stderr.
+//! and fits three laws to `m*` (linear in `log T`, linear in `T`, a power of `T`), each
+//! judged in the space of `m*` with its residuals, and, fitted up to `--fit-upto`, each
+//! one's predictions of the longer lengths. `--shard I/N` trains a share of the lengths
+//! (one job of an array); `scaling merge` joins the shards' CSVs and prints the table and
+//! fits of the whole. Progress goes to stderr.
 
 use attention_playground::run::Run as _;
 use attention_playground::settings::Settings;
 use attention_playground::settings::Value;
 use attention_playground::sparse::config::SparseConfig;
-use attention_playground::sparse::scaling::{fit, log2_choose, median, SampleSearch};
+use attention_playground::sparse::scaling::{
+    fit_law, held_out, log2_choose, median, Law, SampleSearch,
+};
 use attention_playground::sparse::train::SparseTrainer;
 use std::io::Write;
 use std::time::Instant;
@@ -38,6 +44,14 @@ Options (defaults in brackets):
   --samples M          train this many samples at each length instead of searching
   --jobs N             runs at once, one thread each [1]
   --csv FILE           write the runs' CSV there instead of standard output
+  --fit-upto T         fit the laws to the lengths up to T and say how each predicts the
+                       longer ones [256]
+  --shard I/N          train only the I-th of N shares of the lengths (1 <= I <= N): the
+                       lengths at positions I-1, I-1+N, ... of the list
+
+scaling merge FILE... [--threshold X] [--fit-upto T]
+  joins the CSVs of a run's shards (rows of the same function and sparsity; a length in
+  two files is refused) and prints the table and the fits of the whole
 ";
 
 /// The CSV's header: one row per run.
@@ -57,6 +71,7 @@ struct Args {
     ratio: f64,
     jobs: usize,
     csv: Option<String>,
+    fit_upto: usize,
 }
 
 fn parse(argv: &[String]) -> Result<Args, String> {
@@ -73,7 +88,9 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         ratio: 1.19,
         jobs: 1,
         csv: None,
+        fit_upto: 256,
     };
+    let mut shard = None;
     // The preset first, whatever its place: the other flags change it.
     if let Some(i) = argv.iter().position(|x| x == "--preset") {
         let name = argv.get(i + 1).ok_or("--preset needs a value")?;
@@ -112,6 +129,8 @@ fn parse(argv: &[String]) -> Result<Args, String> {
                     "--ratio" => a.ratio = num(val()?, flag)?,
                     "--jobs" => a.jobs = num(val()?, flag)?,
                     "--csv" => a.csv = Some(val()?.to_string()),
+                    "--fit-upto" => a.fit_upto = num(val()?, flag)?,
+                    "--shard" => shard = Some(parse_shard(val()?)?),
                     _ => return Err(format!("unknown option {other:?} (--help lists them)")),
                 }
                 continue;
@@ -120,6 +139,9 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         a.config
             .set(key, Value::Text(val()?))
             .map_err(|e| format!("{flag}: {e}"))?;
+    }
+    if let Some((i, n)) = shard {
+        a.lengths = a.lengths.iter().skip(i - 1).step_by(n).copied().collect();
     }
     if a.lengths.is_empty() || a.seeds.is_empty() || a.steps == 0 || a.jobs == 0 {
         return Err("--lengths, --seeds, --steps and --jobs need at least one".into());
@@ -139,6 +161,172 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         c.validate().map_err(|e| format!("--lengths {t}: {e}"))?;
     }
     Ok(a)
+}
+
+/// `I/N` with 1 <= I <= N.
+fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("--shard: must be I/N, got {s:?}"))?;
+    let (i, n): (usize, usize) = (num(i, "--shard")?, num(n, "--shard")?);
+    if !(1 <= i && i <= n) {
+        return Err(format!("--shard: I must be from 1 to N, got {s:?}"));
+    }
+    Ok((i, n))
+}
+
+/// One length's outcome: `m*` (None: even the largest size failed) and the largest size
+/// that failed (0: none).
+type Row = (usize, Option<usize>, usize);
+
+/// Prints the table of `m*` against `T` under `title`, the three laws fitted to it (each
+/// judged in the space of `m*`, with its residuals), and how each, fitted up to
+/// `fit_upto`, predicts the longer lengths.
+fn report(title: &str, sparsity: usize, table: &[Row], fit_upto: usize) {
+    println!("\n{title}:");
+    println!(
+        "{:>6} {:>8} {:>12} {:>14}",
+        "T", "m*", "last failed", "log2 C(T, s)"
+    );
+    for &(t, found, failed) in table {
+        let m = found.map_or("none".to_string(), |m| m.to_string());
+        let limit = log2_choose(t, sparsity);
+        println!("{t:>6} {m:>8} {failed:>12} {limit:>14.1}");
+    }
+    let points: Vec<(f64, f64)> = table
+        .iter()
+        .filter_map(|&(t, m, _)| m.map(|m| (t as f64, m as f64)))
+        .collect();
+    let fits: Vec<_> = Law::ALL
+        .into_iter()
+        .filter_map(|law| fit_law(law, &points))
+        .collect();
+    if fits.is_empty() {
+        return;
+    }
+    println!("\nThe laws fitted to every length, judged on m* itself (R^2; residuals m* - law):");
+    for f in &fits {
+        let residuals: Vec<String> = f.residuals.iter().map(|r| format!("{r:+.1}")).collect();
+        println!(
+            "  {:<12} {:<28} R^2 {:.3}   residuals {}",
+            f.law.name(),
+            f.law.formula(&f.line),
+            f.r2,
+            residuals.join(" ")
+        );
+    }
+    let best = fits
+        .iter()
+        .max_by(|a, b| a.r2.total_cmp(&b.r2))
+        .expect("a fit");
+    println!("  closest on these lengths: {}", best.law.name());
+    let held = held_out(&points, fit_upto as f64);
+    if held.is_empty() {
+        return;
+    }
+    println!(
+        "\nFitted to T <= {fit_upto}, each law's m* at the longer lengths (measured in brackets):"
+    );
+    for (law, predictions) in &held {
+        let said: Vec<String> = predictions
+            .iter()
+            .map(|(t, m, p)| format!("T {t}: {p:.0} ({m})"))
+            .collect();
+        println!("  {:<12} {}", law.name(), said.join(", "));
+    }
+    println!("  best predicted: {}", held[0].0.name());
+}
+
+/// A length's rows in a merge: the file they came from, and each run's size, seed and test
+/// accuracy.
+type Length = (String, Vec<(usize, u64, f32)>);
+
+/// `scaling merge FILE... [--threshold X] [--fit-upto T]`: the shards' rows as one run's
+/// table and fits.
+fn merge(argv: &[String]) -> Result<(), String> {
+    let (mut files, mut threshold, mut fit_upto) = (Vec::new(), 0.95f32, 256usize);
+    let mut it = argv.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--threshold" => threshold = num(value(&mut it, a)?, a)?,
+            "--fit-upto" => fit_upto = num(value(&mut it, a)?, a)?,
+            "--help" | "-h" => return Err(HELP.into()),
+            _ => files.push(a.clone()),
+        }
+    }
+    if files.is_empty() {
+        return Err("merge: give the shards' CSV files".into());
+    }
+    // (function, sparsity) of every row; each length's test accuracies by size and seed.
+    let mut kind: Option<(String, usize)> = None;
+    let mut by_length: std::collections::BTreeMap<usize, Length> = Default::default();
+    for file in &files {
+        let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
+        let mut lines = text.lines();
+        if lines.next() != Some(HEADER) {
+            return Err(format!(
+                "{file}: not a CSV of scaling (its first line must be {HEADER})"
+            ));
+        }
+        for (k, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
+            let f: Vec<&str> = line.split(',').collect();
+            let bad = || format!("{file}, line {}: not a row of scaling: {line:?}", k + 2);
+            if f.len() != 11 {
+                return Err(bad());
+            }
+            let this = (f[0].to_string(), f[1].parse().map_err(|_| bad())?);
+            if *kind.get_or_insert_with(|| this.clone()) != this {
+                return Err(format!(
+                    "{file}: rows of {} of {} bits beside rows of another function or sparsity",
+                    this.0, this.1
+                ));
+            }
+            let t: usize = f[2].parse().map_err(|_| bad())?;
+            let (m, seed, test) = (
+                f[3].parse().map_err(|_| bad())?,
+                f[4].parse().map_err(|_| bad())?,
+                f[6].parse().map_err(|_| bad())?,
+            );
+            let entry = by_length
+                .entry(t)
+                .or_insert_with(|| (file.clone(), Vec::new()));
+            if entry.0 != *file {
+                return Err(format!(
+                    "merge: length {t} is in both {} and {file}",
+                    entry.0
+                ));
+            }
+            entry.1.push((m, seed, test));
+        }
+    }
+    let (function, sparsity) = kind.ok_or("merge: the files hold no rows")?;
+    let mut seeds = std::collections::BTreeSet::new();
+    let table: Vec<Row> = by_length
+        .iter()
+        .map(|(&t, (_, runs))| {
+            let mut sizes: Vec<usize> = runs.iter().map(|r| r.0).collect();
+            sizes.sort_unstable();
+            sizes.dedup();
+            let (mut found, mut failed) = (None, 0);
+            for m in sizes {
+                let tests: Vec<f32> = runs.iter().filter(|r| r.0 == m).map(|r| r.2).collect();
+                if median(&tests) >= threshold {
+                    found = Some(found.map_or(m, |f: usize| f.min(m)));
+                } else {
+                    failed = failed.max(m);
+                }
+            }
+            seeds.extend(runs.iter().map(|r| r.1));
+            (t, found, failed)
+        })
+        .collect();
+    let title = format!(
+        "{function} of {sparsity} bits, {} seeds, merged from {} files, median test accuracy >= {threshold}",
+        seeds.len(),
+        files.len()
+    );
+    report(&title, sparsity, &table, fit_upto);
+    Ok(())
 }
 
 /// One run's result.
@@ -182,6 +370,13 @@ fn train(config: SparseConfig, steps: u64, eval_every: Option<usize>) -> Run {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("merge") {
+        if let Err(e) = merge(&argv[1..]) {
+            eprintln!("{e}");
+            std::process::exit(if e == HELP { 0 } else { 2 });
+        }
+        return;
+    }
     let a = match parse(&argv) {
         Ok(a) => a,
         Err(e) => {
@@ -247,52 +442,13 @@ fn main() {
         table.push((t, search.result(), search.failed));
     }
     out.flush().unwrap();
-    println!(
-        "\n{function} of {} bits, {} seeds, {} steps, median test accuracy >= {}:",
+    let title = format!(
+        "{function} of {} bits, {} seeds, {} steps, median test accuracy >= {}",
         c.sparsity,
         a.seeds.len(),
         a.steps,
         a.threshold
     );
-    println!(
-        "{:>6} {:>8} {:>12} {:>14}",
-        "T", "m*", "last failed", "log2 C(T, s)"
-    );
-    for &(t, found, failed) in &table {
-        let m = found.map_or("none".to_string(), |m| m.to_string());
-        let limit = log2_choose(t, c.sparsity);
-        println!("{t:>6} {m:>8} {failed:>12} {limit:>14.1}");
-    }
-    let points: Vec<(usize, f64)> = table
-        .iter()
-        .filter_map(|&(t, m, _)| m.map(|m| (t, m as f64)))
-        .collect();
-    let on = |x: fn(f64) -> f64, y: fn(f64) -> f64| {
-        fit(&points
-            .iter()
-            .map(|&(t, m)| (x(t as f64), y(m)))
-            .collect::<Vec<_>>())
-    };
-    let log_fit = on(f64::log2, |m| m);
-    let lin_fit = on(|t| t, |m| m);
-    let power_fit = on(f64::log2, f64::log2);
-    if let (Some(l), Some(n), Some(p)) = (log_fit, lin_fit, power_fit) {
-        println!(
-            "m* ~ {:.1} + {:.1} log2 T   (R^2 {:.3})",
-            l.intercept, l.slope, l.r2
-        );
-        println!(
-            "m* ~ {:.1} + {:.3} T       (R^2 {:.3})",
-            n.intercept, n.slope, n.r2
-        );
-        let better = if l.r2 >= n.r2 { "log T" } else { "T" };
-        println!("m* follows {better} more closely of the two.");
-        println!(
-            "m* ~ {:.1} T^{:.2}          (R^2 {:.3}, a line on log-log axes)",
-            p.intercept.exp2(),
-            p.slope,
-            p.r2
-        );
-    }
+    report(&title, c.sparsity, &table, a.fit_upto);
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
 }

@@ -1,7 +1,8 @@
 //! The sparse lab's scaling experiment, as pure functions the native tool and the page
 //! share: the search for the fewest training samples `m*` that reach a test accuracy (a
 //! doubling, then a bisection on a log scale), the information limit `log2 C(T, s)`, and
-//! least-squares fits of `m*` against `log2 T` and against `T`.
+//! least-squares fits of `m*` against `log2 T` and against `T`, and of the three laws
+//! (`m*` linear in `log T`, linear in `T`, a power of `T`) judged in the same space: `m*`.
 
 /// The search for the smallest `m` that succeeds at one length, assuming success is
 /// monotone in `m`: doubles from `start` until one succeeds (or halves until one fails),
@@ -117,6 +118,126 @@ pub fn fit(points: &[(f64, f64)]) -> Option<Fit> {
     })
 }
 
+/// A law of how `m*` grows with `T`, a line in a space of its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Law {
+    /// `m* = a + b log2 T`.
+    Log,
+    /// `m* = a + b T`.
+    Linear,
+    /// `m* = 2^a T^b` (a line on log–log axes).
+    Power,
+}
+
+impl Law {
+    pub const ALL: [Law; 3] = [Law::Log, Law::Linear, Law::Power];
+
+    /// Its name in words.
+    pub fn name(self) -> &'static str {
+        match self {
+            Law::Log => "log T",
+            Law::Linear => "linear in T",
+            Law::Power => "power of T",
+        }
+    }
+
+    /// The point `(T, m)` in the space where the law is a line.
+    fn linear(self, t: f64, m: f64) -> (f64, f64) {
+        match self {
+            Law::Log => (t.log2(), m),
+            Law::Linear => (t, m),
+            Law::Power => (t.log2(), m.log2()),
+        }
+    }
+
+    /// The `m*` the line `line` (of this law's space) predicts at `t`.
+    pub fn predict(self, line: &Fit, t: f64) -> f64 {
+        match self {
+            Law::Log => line.intercept + line.slope * t.log2(),
+            Law::Linear => line.intercept + line.slope * t,
+            Law::Power => (line.intercept + line.slope * t.log2()).exp2(),
+        }
+    }
+
+    /// The fitted law as a formula.
+    pub fn formula(self, line: &Fit) -> String {
+        let (a, b) = (line.intercept, line.slope);
+        match self {
+            Law::Log => format!("m* = {a:.1} + {b:.1} log2 T"),
+            Law::Linear => format!("m* = {a:.1} + {b:.3} T"),
+            Law::Power => format!("m* = {:.2} T^{b:.3}", a.exp2()),
+        }
+    }
+}
+
+/// A law fitted to points `(T, m*)`: its line (least squares in the law's own space), and
+/// judged where the laws can be compared, in `m*` itself: the coefficient of determination
+/// and each point's residual `m* − predicted`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LawFit {
+    pub law: Law,
+    pub line: Fit,
+    pub r2: f64,
+    pub residuals: Vec<f64>, // one per point
+}
+
+/// `law` fitted to `points` `(T, m*)` (at least two distinct lengths, every `m*` positive).
+pub fn fit_law(law: Law, points: &[(f64, f64)]) -> Option<LawFit> {
+    let line = fit(&points
+        .iter()
+        .map(|&(t, m)| law.linear(t, m))
+        .collect::<Vec<_>>())?;
+    let residuals: Vec<f64> = points
+        .iter()
+        .map(|&(t, m)| m - law.predict(&line, t))
+        .collect();
+    let n = points.len() as f64;
+    let mean = points.iter().map(|p| p.1).sum::<f64>() / n;
+    let total: f64 = points.iter().map(|p| (p.1 - mean).powi(2)).sum();
+    let left: f64 = residuals.iter().map(|r| r * r).sum();
+    let r2 = if total > 0.0 { 1.0 - left / total } else { 1.0 };
+    Some(LawFit {
+        law,
+        line,
+        r2,
+        residuals,
+    })
+}
+
+/// A law's predictions of lengths it was not fitted to: `(T, measured, predicted)` each.
+pub type Predictions = Vec<(f64, f64, f64)>;
+
+/// Each law fitted to the points up to length `upto`, and its predictions of the points
+/// beyond: `(law, [(T, measured, predicted)])`, best first (by the root mean square of the
+/// predictions' relative errors). Empty where fewer than two points lie up to `upto` or
+/// none beyond.
+pub fn held_out(points: &[(f64, f64)], upto: f64) -> Vec<(Law, Predictions)> {
+    let (fitted, beyond): (Vec<_>, Vec<_>) = points.iter().partition(|p| p.0 <= upto);
+    if beyond.is_empty() {
+        return Vec::new();
+    }
+    let mut out: Vec<(Law, Predictions, f64)> = Law::ALL
+        .into_iter()
+        .filter_map(|law| {
+            let f = fit_law(law, &fitted)?;
+            let predictions: Vec<_> = beyond
+                .iter()
+                .map(|&(t, m)| (t, m, law.predict(&f.line, t)))
+                .collect();
+            let n = predictions.len() as f64;
+            let rms = (predictions
+                .iter()
+                .map(|(_, m, p)| ((p - m) / m).powi(2))
+                .sum::<f64>()
+                / n)
+                .sqrt();
+            Some((law, predictions, rms))
+        })
+        .collect();
+    out.sort_by(|a, b| a.2.total_cmp(&b.2));
+    out.into_iter().map(|(law, p, _)| (law, p)).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -146,6 +267,41 @@ mod tests {
             }
             assert!(tries <= 12, "{threshold}: {tries} tries");
         }
+    }
+
+    #[test]
+    fn each_law_fits_its_own_data_and_predicts_beyond_it() {
+        let lengths = [8.0, 16.0, 32.0, 64.0, 128.0, 256.0, 512.0, 1024.0];
+        let made = |f: fn(f64) -> f64| lengths.map(|t| (t, f(t))).to_vec();
+        let data = [
+            (Law::Log, made(|t| 5.0 + 12.0 * t.log2())),
+            (Law::Linear, made(|t| 20.0 + 0.5 * t)),
+            (Law::Power, made(|t| 3.0 * t.powf(0.6))),
+        ];
+        for (law, points) in &data {
+            let own = fit_law(*law, points).unwrap();
+            assert!((own.r2 - 1.0).abs() < 1e-9, "{law:?}: {own:?}");
+            assert!(own.residuals.iter().all(|r| r.abs() < 1e-9));
+            for other in Law::ALL.into_iter().filter(|o| o != law) {
+                let f = fit_law(other, points).unwrap();
+                assert!(f.r2 < own.r2 - 1e-4, "{other:?} on {law:?} data: {}", f.r2);
+            }
+            // Fitted up to 256, the law the data follow predicts 512 and 1024 best.
+            let held = held_out(points, 256.0);
+            assert_eq!(held[0].0, *law, "{held:?}");
+            for &(_, m, p) in &held[0].1 {
+                assert!((m - p).abs() < 1e-6 * m);
+            }
+            assert_eq!(
+                held[0].1.iter().map(|x| x.0).collect::<Vec<_>>(),
+                [512.0, 1024.0]
+            );
+        }
+        assert!(held_out(&data[0].1, 2048.0).is_empty(), "nothing held out");
+        assert_eq!(
+            Law::Power.formula(&fit_law(Law::Power, &data[2].1).unwrap().line),
+            "m* = 3.00 T^0.600"
+        );
     }
 
     #[test]
