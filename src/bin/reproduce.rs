@@ -19,7 +19,7 @@ use std::io::Write;
 use std::time::Instant;
 
 mod common;
-use common::{num, parallel, parse_seeds};
+use common::{num, parallel, parse_seeds, parse_shard};
 
 /// A wasm32 build of the tool (only ever type-checked) has no GPU backend.
 #[cfg(target_arch = "wasm32")]
@@ -243,18 +243,6 @@ fn parse_args() -> Result<Args, String> {
     }
     args.config.validate().map_err(|e| e.to_string())?;
     Ok(args)
-}
-
-/// `I/N` with 1 <= I <= N.
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (i, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("--shard: must be I/N, got {s:?}"))?;
-    let (i, n): (usize, usize) = (num(i, "--shard")?, num(n, "--shard")?);
-    if !(1 <= i && i <= n) {
-        return Err(format!("--shard: I must be from 1 to N, got {s:?}"));
-    }
-    Ok((i, n))
 }
 
 /// What the summary table reads of an evaluation.

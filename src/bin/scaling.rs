@@ -20,7 +20,7 @@ use std::io::Write;
 use std::time::Instant;
 
 mod common;
-use common::{num, parallel, parse_seeds, value};
+use common::{num, parallel, parse_seeds, parse_shard, value};
 
 const HELP: &str = "\
 scaling: the fewest training samples m* a self-attention head needs to learn a sparse
@@ -161,18 +161,6 @@ fn parse(argv: &[String]) -> Result<Args, String> {
         c.validate().map_err(|e| format!("--lengths {t}: {e}"))?;
     }
     Ok(a)
-}
-
-/// `I/N` with 1 <= I <= N.
-fn parse_shard(s: &str) -> Result<(usize, usize), String> {
-    let (i, n) = s
-        .split_once('/')
-        .ok_or_else(|| format!("--shard: must be I/N, got {s:?}"))?;
-    let (i, n): (usize, usize) = (num(i, "--shard")?, num(n, "--shard")?);
-    if !(1 <= i && i <= n) {
-        return Err(format!("--shard: I must be from 1 to N, got {s:?}"));
-    }
-    Ok((i, n))
 }
 
 /// One length's outcome: `m*` (None: even the largest size failed) and the largest size

@@ -1,5 +1,5 @@
 //! What the command-line tools (`reproduce`, `lottery`, `scaling`) share: reading a flag's
-//! value and a list of seeds, and running independent jobs over threads.
+//! value, a list of seeds and a shard `I/N`, and running independent jobs over threads.
 
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -60,4 +60,16 @@ pub fn parse_seeds(s: &str) -> Result<Vec<u64>, String> {
         }
     }
     Ok(out)
+}
+
+/// `I/N` with 1 <= I <= N.
+pub fn parse_shard(s: &str) -> Result<(usize, usize), String> {
+    let (i, n) = s
+        .split_once('/')
+        .ok_or_else(|| format!("--shard: must be I/N, got {s:?}"))?;
+    let (i, n): (usize, usize) = (num(i, "--shard")?, num(n, "--shard")?);
+    if !(1 <= i && i <= n) {
+        return Err(format!("--shard: I must be from 1 to N, got {s:?}"));
+    }
+    Ok((i, n))
 }
