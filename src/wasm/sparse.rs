@@ -9,9 +9,9 @@ use super::lab::{LabEntry, LabView};
 use crate::run::{Run, RunError};
 use crate::sparse::config::{SparseConfig, PRESETS};
 use crate::sparse::model::{Dims, SparseModel};
-use crate::sparse::scaling::{fit, log2_choose, median, SampleSearch};
+use crate::sparse::scaling::{fit_law, log2_choose, median, Law, SampleSearch};
 use crate::sparse::train::SparseTrainer;
-use js_sys::{Float32Array, Object, Uint32Array};
+use js_sys::{Array, Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
 
 /// The sparse lab, as the facade lists it.
@@ -177,10 +177,32 @@ pub fn sparse_median(xs: &[f32]) -> f32 {
     median(xs)
 }
 
-/// The least-squares line through the points `(xs[i], ys[i])`: `[intercept, slope, R²]`,
-/// or empty with fewer than two distinct x.
-#[wasm_bindgen(js_name = sparseFit)]
-pub fn sparse_fit(xs: &[f64], ys: &[f64]) -> Vec<f64> {
-    let points: Vec<(f64, f64)> = xs.iter().copied().zip(ys.iter().copied()).collect();
-    fit(&points).map_or(Vec::new(), |f| vec![f.intercept, f.slope, f.r2])
+/// The three laws of `m*` against `T` fitted to the points `(ts[i], ms[i])`, best first by
+/// their R² in the space of `m*`: `[{ law, name, formula, r2, next }]` (`law`: `log`,
+/// `linear` or `power`; `next`: the `m*` it predicts at the length `next`); empty with
+/// fewer than two distinct lengths.
+#[wasm_bindgen(js_name = sparseLaws)]
+pub fn sparse_laws(ts: &[f64], ms: &[f64], next: f64) -> Result<Array, JsError> {
+    let points: Vec<(f64, f64)> = ts.iter().copied().zip(ms.iter().copied()).collect();
+    let mut fits: Vec<_> = Law::ALL
+        .into_iter()
+        .filter_map(|law| fit_law(law, &points))
+        .collect();
+    fits.sort_by(|a, b| b.r2.total_cmp(&a.r2));
+    let out = Array::new();
+    for f in fits {
+        let o = Object::new();
+        let key = match f.law {
+            Law::Log => "log",
+            Law::Linear => "linear",
+            Law::Power => "power",
+        };
+        set(&o, "law", &key.into())?;
+        set(&o, "name", &f.law.name().into())?;
+        set(&o, "formula", &f.law.formula(&f.line).into())?;
+        set(&o, "r2", &f.r2.into())?;
+        set(&o, "next", &f.law.predict(&f.line, next).into())?;
+        out.push(&o);
+    }
+    Ok(out)
 }

@@ -58,8 +58,14 @@ test('each length’s search ends at the fewest samples that learn, within the r
   assert.equal(rows.length, asked.length + 1);
   assert.match(rows[1], /^and,3,\d+,\d+,\d,1,(1|0\.6|0\.5),0\.5,1,,$/);
   assert.deepEqual(plan.lengths.map((l) => l.t), LENGTHS);
-  const fits = plan.fits();
-  assert.ok(fits && fits.lin[2] > 0.99, 'm* is linear in T here, and the fit says so');
+  const fits = plan.laws();
+  assert.ok(fits, 'the laws fitted');
+  // m* is linear in T here (to the search's ratio), and its law fits it so; best first.
+  assert.ok(/** @type {any} */ (fits.laws.find((l) => l.law === 'linear')).r2 > 0.99);
+  assert.ok(fits.laws.every((l, i) => i === 0 || l.r2 <= fits.laws[i - 1].r2));
+  assert.ok(/** @type {any} */ (fits.laws.find((l) => l.law === 'log')).r2 < 0.95, 'a log law does not fit a line in T');
+  assert.equal(fits.next, 256);
+  assert.deepEqual(fits.laws.map((l) => l.law).sort(), ['linear', 'log', 'power']);
 });
 
 test('failed runs count as not learned; a length no size learns ends with none', () => {

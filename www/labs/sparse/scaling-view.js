@@ -3,7 +3,7 @@
 // every size tried as a dot (filled where its median test accuracy reached the threshold,
 // hollow where not, a ring while it trains), m* joined across the lengths, and the
 // information limit log2 C(T, s) drawn for reference; under it a table of the same, and
-// the fits of m* against log T and against T once two lengths are done.
+// the three laws of m* against T, judged on m*, once two lengths are done.
 
 import { h, setText } from '../../ui/dom.js';
 import { Colors } from '../../views/colors.js';
@@ -134,10 +134,12 @@ export function createScalingView(box) {
           h('td', {}, tried),
           h('td', {}, plan.limit(l.t).toFixed(1)));
       }));
-      const f = plan.fits();
+      const f = plan.laws();
       setText(fits, f
-        ? `Fits over the lengths done: m* ≈ ${f.log[0].toFixed(1)} + ${f.log[1].toFixed(1)} log2 T (R² ${f.log[2].toFixed(3)}); `
-          + `m* ≈ ${f.lin[0].toFixed(1)} + ${f.lin[1].toFixed(3)} T (R² ${f.lin[2].toFixed(3)}).`
+        ? `On the lengths done, m* fits ${f.laws[0].name} best: `
+          + f.laws.map((l) => `${l.name}, R² ${l.r2.toFixed(3)} (${l.formula}; at T = ${f.next}: ${Math.round(l.next)})`).join('; ')
+          + `. R² is computed on m* for every law. ${f.laws[0].r2 - f.laws[1].r2 < 0.01 ? `The best two are within 0.01: these lengths cannot tell ${f.laws[0].name} from ${f.laws[1].name}. ` : ''}`
+          + 'The paper’s claim: m* grows like log T (Edelman et al. 2022).'
         : '');
     },
     destroy() {

@@ -110,15 +110,16 @@ export class ScalingPlan {
     return this.wasm.sparseLog2Choose(t, this.sparsity);
   }
 
-  /** Fits of m* against log2 T and against T over the lengths whose search is over:
-   * `[intercept, slope, R²]` each, or null with fewer than two. */
-  fits() {
+  /** The three laws of m* against T (log T, linear in T, a power of T) fitted to the
+   * lengths whose search is over, best first by R² in the space of m* itself, each with the
+   * m* it predicts at the next length (twice the longest done); null with fewer than two.
+   * @returns {{ next: number, laws: { law: 'log' | 'linear' | 'power', name: string, formula: string, r2: number, next: number }[] } | null} */
+  laws() {
     const over = this.lengths.filter((l) => ScalingPlan.over(l) && this.best(l) !== null);
     if (over.length < 2) return null;
-    const ys = Float64Array.from(over, (l) => /** @type {number} */ (this.best(l)));
-    const log = this.wasm.sparseFit(Float64Array.from(over, (l) => Math.log2(l.t)), ys);
-    const lin = this.wasm.sparseFit(Float64Array.from(over, (l) => l.t), ys);
-    return log.length && lin.length ? { log: Array.from(log), lin: Array.from(lin) } : null;
+    const next = 2 * Math.max(...over.map((l) => l.t));
+    const laws = this.wasm.sparseLaws(Float64Array.from(over, (l) => l.t), Float64Array.from(over, (l) => /** @type {number} */ (this.best(l))), next);
+    return laws.length ? { next, laws } : null;
   }
 
   summary() {
@@ -140,7 +141,8 @@ export const scalingExperiment = {
   button: 'Samples needed',
   help: `For T = ${LENGTHS.join(', ')} bits, the fewest training samples m* with which the median test accuracy of ${SEEDS} seeds `
     + `reaches ${100 * THRESHOLD}% after ${STEPS.toLocaleString('en')} steps, searched by doubling and then bisecting m, all lengths at once `
-    + 'over this computer’s cores. The other settings are the run’s. The paper’s claim: m* grows like log T.',
+    + 'over this computer’s cores. The other settings are the run’s. Under the table, which law of m* against T fits the lengths '
+    + 'done best, judged on m* itself (the paper’s claim is that m* grows like log T).',
   /** @param {Record<string, unknown>} config @param {any} wasm */
   plan: (config, wasm) => new ScalingPlan(config, wasm),
   // Its runs' lengths, sizes, seeds and evaluations are the plan's own.
