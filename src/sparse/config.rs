@@ -173,7 +173,7 @@ mod tests {
         let e = c.set("length", Value::Text("1")).unwrap_err();
         assert_eq!(
             e.to_string(),
-            "Length T (length): must be a whole number from 2 to 256, got “1”"
+            "Length T (length): must be a whole number from 2 to 2048, got “1”"
         );
         assert_eq!(c, SparseConfig::default(), "a refusal changes nothing");
         let e = c.set("function", Value::Text("xor")).unwrap_err();
