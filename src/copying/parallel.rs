@@ -467,12 +467,13 @@ impl Replica {
         out.updates = self.optimizer.t;
         out.params.copy_from_slice(&self.params);
         out.streams.follow(&self.streams);
-        let (m, v) = (&mut out.m, &mut out.v);
-        m.fill(0.0);
-        v.fill(0.0);
+        // SGD keeps no moments: theirs are zero.
         let (om, ov) = self.optimizer.moments();
-        m[..om.len()].copy_from_slice(om);
-        v[..ov.len()].copy_from_slice(ov);
+        for (out, kept) in [(&mut out.m, om), (&mut out.v, ov)] {
+            let (have, none) = out.split_at_mut(kept.len());
+            have.copy_from_slice(kept);
+            none.fill(0.0);
+        }
     }
 
     /// Goes on from `c` (a checkpoint of a run of its settings): refused with kind

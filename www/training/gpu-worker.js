@@ -65,34 +65,32 @@ async function train(group, config, seeds, steps) {
         }
         throw e;
       }
-      /** The version of each seed's evaluations last posted. @type {number[]} */
-      const sent = part.map(() => -1);
+      /** What was last posted of each seed: its evaluations' version, and whether it stopped. */
+      const sent = part.map(() => ({ version: -1, stopped: false }));
       const report = () => {
         const step = sweep.step;
         post({
           type: 'progress', group, from, step,
           seeds: part.map((_, i) => {
             const version = sweep.version(i);
-            const history = version === sent[i] ? undefined : sweep.history(i);
-            sent[i] = version;
-            return { history, stopped: sweep.stopped(i) ?? null };
+            const history = version === sent[i].version ? undefined : sweep.history(i);
+            const stopped = sweep.stopped(i) ?? null;
+            sent[i] = { version, stopped: stopped !== null };
+            return { history, stopped };
           }),
         });
       };
+      /** Whether a seed evaluated or stopped since the last message. */
+      const news = () => part.some((_, i) => sweep.version(i) !== sent[i].version || (sweep.stopped(i) !== undefined) !== sent[i].stopped);
       report();
       let last = performance.now();
-      const live = () => part.some((_, i) => sweep.stopped(i) === undefined);
-      /** How many of its seeds stopped. */
-      const stopped = () => part.filter((_, i) => sweep.stopped(i) !== undefined).length;
-      while (sweep.step < steps && live()) {
+      while (sweep.step < steps && sent.some((s) => !s.stopped)) {
         await whilePlaying();
-        const evaluated = part.map((_, i) => sweep.version(i));
-        const before = stopped();
         await sweep.steps(1);
         const now = performance.now();
         // Each evaluation and each seed that stops go out at once; steps alone a few times
         // a second.
-        if (now - last >= PROGRESS_MS || stopped() !== before || part.some((_, i) => sweep.version(i) !== evaluated[i])) {
+        if (now - last >= PROGRESS_MS || news()) {
           report();
           last = now;
         }

@@ -497,7 +497,7 @@ impl GpuModel {
 
     /// Copies seed `seed`'s parameters into `out` (P,).
     pub async fn read_params_async(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
-        self.read_part(&self.buf.params, seed, out).await
+        self.read_parts(seed, [&self.buf.params], [out]).await
     }
 
     /// Copies seed `seed`'s parameters and optimiser moments into `params`, `m` and `v` (P,)
@@ -509,25 +509,9 @@ impl GpuModel {
         m: &mut [f32],
         v: &mut [f32],
     ) -> Result<(), String> {
-        let p = self.layout.len;
-        assert!(params.len() == p && m.len() == p && v.len() == p);
-        let bytes = (p * 4) as u64;
-        let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        let parts = [&self.buf.params, &self.buf.adam_m, &self.buf.adam_v];
-        for (i, src) in parts.into_iter().enumerate() {
-            let to = i as u64 * bytes;
-            enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, to, bytes);
-        }
-        self.gpu.queue.submit([enc.finish()]);
-        read_mapped(&self.gpu, &self.buf.download, 3 * bytes, |b| {
-            let mut words = le_words(b);
-            for out in [params, m, v] {
-                for (o, w) in out.iter_mut().zip(&mut words) {
-                    *o = f32::from_bits(w);
-                }
-            }
-        })
-        .await
+        let b = &self.buf;
+        self.read_parts(seed, [&b.params, &b.adam_m, &b.adam_v], [params, m, v])
+            .await
     }
 
     /// [`GpuModel::read_params_async`], waited for.
@@ -539,24 +523,34 @@ impl GpuModel {
     /// For tests: seed `seed`'s gradient (P,) of the last step (left as it was computed).
     #[cfg(not(target_arch = "wasm32"))]
     pub fn read_grads(&self, seed: usize, out: &mut [f32]) -> Result<(), String> {
-        super::device::block_on(self.read_part(&self.buf.grads, seed, out))
+        super::device::block_on(self.read_parts(seed, [&self.buf.grads], [out]))
     }
 
-    /// Copies seed `seed`'s part (P,) of `src` into `out`.
-    async fn read_part(
+    /// Copies seed `seed`'s part (P,) of each of `srcs` (at most 3) into the `outs` beside it,
+    /// through one copy into the download buffer and one mapping: all of them or, where the
+    /// reading fails, none.
+    async fn read_parts<const N: usize>(
         &self,
-        src: &wgpu::Buffer,
         seed: usize,
-        out: &mut [f32],
+        srcs: [&wgpu::Buffer; N],
+        outs: [&mut [f32]; N],
     ) -> Result<(), String> {
-        assert_eq!(out.len(), self.layout.len);
-        let bytes = (out.len() * 4) as u64;
+        assert!(N <= 3, "the download buffer holds three parts");
+        let p = self.layout.len;
+        assert!(outs.iter().all(|o| o.len() == p));
+        let bytes = (p * 4) as u64;
         let mut enc = self.gpu.device.create_command_encoder(&Default::default());
-        enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, 0, bytes);
+        for (i, src) in srcs.into_iter().enumerate() {
+            let to = i as u64 * bytes;
+            enc.copy_buffer_to_buffer(src, seed as u64 * bytes, &self.buf.download, to, bytes);
+        }
         self.gpu.queue.submit([enc.finish()]);
-        read_mapped(&self.gpu, &self.buf.download, bytes, |b| {
-            for (o, w) in out.iter_mut().zip(le_words(b)) {
-                *o = f32::from_bits(w);
+        read_mapped(&self.gpu, &self.buf.download, N as u64 * bytes, |b| {
+            let mut words = le_words(b);
+            for out in outs {
+                for (o, w) in out.iter_mut().zip(&mut words) {
+                    *o = f32::from_bits(w);
+                }
             }
         })
         .await
