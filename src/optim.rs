@@ -34,8 +34,12 @@ pub struct Optimizer {
     pub eps: f32,
     /// Updates applied so far (Adam's bias correction).
     pub t: u64,
-    m: Vec<f32>, // (P,) first moments
-    v: Vec<f32>, // (P,) second moments
+    /// Decoupled weight decay `λ` (AdamW, PyTorch's order): before each update, the
+    /// parameters in `decayed` are multiplied by `1 − lr·λ`. 0: none.
+    pub weight_decay: f32,
+    decayed: Vec<std::ops::Range<usize>>, // ranges of the parameter buffer
+    m: Vec<f32>,                          // (P,) first moments
+    v: Vec<f32>,                          // (P,) second moments
 }
 
 impl Optimizer {
@@ -52,9 +56,22 @@ impl Optimizer {
             beta2: ADAM.1,
             eps: ADAM.2,
             t: 0,
+            weight_decay: 0.0,
+            decayed: Vec::new(),
             m: vec![0.0; moments],
             v: vec![0.0; moments],
         }
+    }
+
+    /// Decays the parameters in `ranges` by `weight_decay` at each update.
+    pub fn with_decay(
+        mut self,
+        weight_decay: f32,
+        ranges: Vec<std::ops::Range<usize>>,
+    ) -> Optimizer {
+        self.weight_decay = weight_decay;
+        self.decayed = ranges;
+        self
     }
 
     /// The first and second moments (P,) each (empty for SGD).
@@ -79,6 +96,12 @@ impl Optimizer {
         assert_eq!(params.len(), grads.len());
         self.t += 1;
         let lr = self.learning_rate;
+        if self.weight_decay != 0.0 {
+            let keep = 1.0 - lr * self.weight_decay;
+            for r in &self.decayed {
+                params[r.clone()].iter_mut().for_each(|p| *p *= keep);
+            }
+        }
         match self.kind {
             OptimizerKind::Sgd => {
                 for (p, g) in params.iter_mut().zip(grads) {
@@ -116,6 +139,22 @@ mod tests {
         for (x, want) in p.iter().zip([0.99f32, 1.01, 0.99]) {
             assert!((x - want).abs() < 1e-5, "{p:?}");
         }
+    }
+
+    /// Weight decay shrinks only the decayed ranges, by `1 − lr·λ`, before Adam's step;
+    /// without a gradient the other parameters stay where they are.
+    #[test]
+    fn weight_decay_shrinks_the_decayed_ranges_only() {
+        let mut opt = Optimizer::new(OptimizerKind::Adam, 0.1, 4).with_decay(2.0, vec![1..2, 3..4]);
+        let mut p = [1.0f32, 1.0, -2.0, 1.0];
+        opt.update(&mut p, &[0.0; 4]);
+        assert_eq!(p, [1.0, 0.8, -2.0, 0.8]);
+        // With a gradient: decay first, then the step (AdamW's order).
+        let mut opt = Optimizer::new(OptimizerKind::Adam, 0.1, 1)
+            .with_decay(1.0, std::iter::once(0..1).collect());
+        let mut p = [2.0f32];
+        opt.update(&mut p, &[1.0]);
+        assert!((p[0] - (2.0 * 0.9 - 0.1)).abs() < 1e-6, "{p:?}");
     }
 
     /// Adam and SGD both minimise a quadratic.

@@ -26,6 +26,8 @@ pub enum Range {
     Whole(u64, u64),
     /// A number greater than 0 and at most the bound.
     Positive(f64),
+    /// A number from 0 to the bound, both included.
+    NonNegative(f64),
     /// One of these.
     Choice(&'static [Choice]),
     /// On or off: `1` or `0` (`true` or `false`).
@@ -40,6 +42,7 @@ impl fmt::Display for Range {
             Range::Positive(max) => {
                 write!(f, "must be a number greater than 0 and at most {max}")
             }
+            Range::NonNegative(max) => write!(f, "must be a number from 0 to {max}"),
             Range::Choice(choices) => {
                 let names: Vec<&str> = choices.iter().map(|c| c.name).collect();
                 write!(f, "must be one of {}", names.join(", "))
@@ -125,21 +128,31 @@ impl FieldValue for usize {
 
 impl FieldValue for f32 {
     fn read(value: Value<'_>, range: &Range) -> Option<f32> {
-        let Range::Positive(max) = *range else {
-            return None;
+        let (max, zero) = match *range {
+            Range::Positive(max) => (max, false),
+            Range::NonNegative(max) => (max, true),
+            _ => return None,
         };
         let x = number(value, is_decimal_text)?;
-        // Read as f64 and rounded once to f32, as a page's Math.fround does.
+        // Read as f64 and rounded once to f32, as a page's Math.fround does; a positive
+        // value that rounds to 0 is refused, not taken as 0.
         let x32 = x as f32;
-        (x.is_finite() && x > 0.0 && x <= max && x32 > 0.0).then_some(x32)
+        let low = if zero {
+            x == 0.0 || x32 > 0.0
+        } else {
+            x32 > 0.0
+        };
+        (x.is_finite() && x >= 0.0 && x <= max && low).then_some(if x == 0.0 { 0.0 } else { x32 })
     }
 
     fn outside(&self, range: &Range) -> Option<String> {
         let x = f64::from(*self);
-        match *range {
-            Range::Positive(max) if x.is_finite() && x > 0.0 && x <= max => None,
-            _ => Some(x.to_string()),
-        }
+        let within = match *range {
+            Range::Positive(max) => x > 0.0 && x <= max,
+            Range::NonNegative(max) => x >= 0.0 && x <= max,
+            _ => false,
+        };
+        (!within).then(|| x.to_string())
     }
 }
 

@@ -274,6 +274,10 @@ fn every_field_is_listed_with_a_range_validate_agrees_with() {
                 }
             }
             Range::Positive(max) => c.set(f.key, Value::Number(max)).unwrap(),
+            Range::NonNegative(max) => {
+                c.set(f.key, Value::Number(0.0)).unwrap();
+                c.set(f.key, Value::Number(max)).unwrap();
+            }
             Range::Choice(choices) => {
                 for choice in choices {
                     c.set(f.key, Value::Text(choice.name)).unwrap();

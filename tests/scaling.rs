@@ -99,7 +99,33 @@ fn shards_merged_give_the_runs_table_and_laws() {
     std::fs::write(path("or.csv"), or).unwrap();
     let (code, _, err) = scaling(&["merge", &shards[0], &path("or.csv")]);
     assert_eq!(code, 2);
-    assert!(err.contains("another function or sparsity"), "{err}");
+    assert!(
+        err.contains("another function, sparsity or protocol"),
+        "{err}"
+    );
+    // The 11-column CSVs written before the protocol's columns read as learned positions
+    // without weight decay; rows of another protocol are refused beside them.
+    let text = std::fs::read_to_string(&shards[1]).unwrap();
+    let strip = |line: &str| line.rsplitn(3, ',').nth(2).unwrap().to_string();
+    let old: Vec<String> = text.lines().map(strip).collect();
+    assert!(
+        old[1].ends_with(",0") || old[1].ends_with(",1"),
+        "{}",
+        old[1]
+    );
+    std::fs::write(path("old.csv"), old.join("\n") + "\n").unwrap();
+    let (code, again, err) = scaling(&["merge", &shards[0], &path("old.csv"), "--fit-upto", "12"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(from_table(&again), table, "the older form reads the same");
+    let other = text.replace(",learned,0\n", ",sinusoidal,0.5\n");
+    assert_ne!(other, text);
+    std::fs::write(path("sin.csv"), other).unwrap();
+    let (code, _, err) = scaling(&["merge", &shards[0], &path("sin.csv")]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("and of 3 bits, sinusoidal position codes, weight decay 0.5 beside"),
+        "{err}"
+    );
     let (code, _, err) = scaling(&[RUN, &["--shard", "3/2"]].concat());
     assert_eq!(code, 2);
     assert!(err.contains("--shard"), "{err}");

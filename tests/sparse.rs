@@ -6,7 +6,7 @@
 
 use attention_playground::rng::Rng;
 use attention_playground::run::Run;
-use attention_playground::sparse::config::{BoolFunction, SparseConfig};
+use attention_playground::sparse::config::{BoolFunction, Positions, SparseConfig};
 use attention_playground::sparse::model::{Dims, SparseModel, TENSOR_NAMES};
 use attention_playground::sparse::train::SparseTrainer;
 
@@ -205,6 +205,112 @@ fn runs_are_determined_by_their_seed() {
         t.step().unwrap();
     }
     assert_eq!((t.params().to_vec(), *t.latest()), a);
+}
+
+/// The parameters of a run of `c` after `steps` steps, and the model's tensor ranges.
+fn trained(c: SparseConfig, steps: usize) -> (Vec<f32>, SparseModel) {
+    let mut t = SparseTrainer::new(c).unwrap();
+    for _ in 0..steps {
+        t.step().unwrap();
+    }
+    (t.params().to_vec(), t.model().clone())
+}
+
+/// Fixed position codes are set at the start and stay bit for bit as they were through
+/// training, while the rest learns; sinusoidal codes are `sin`/`cos` of the position, one-hot
+/// ones unit vectors, random ones the learned embedding's initial draw; the other tensors
+/// start from the same draw whatever the codes.
+#[test]
+fn fixed_position_codes_stay_fixed() {
+    let base = SparseConfig {
+        width: 12,
+        ..and3(10, 60, 3)
+    };
+    let at = |positions: Positions, steps: usize| {
+        trained(
+            SparseConfig {
+                positions,
+                ..base.clone()
+            },
+            steps,
+        )
+    };
+    let (learned0, model) = at(Positions::Learned, 0);
+    let pos = model.ranges.position_embedding.clone();
+    let (learned, _) = at(Positions::Learned, 25);
+    assert_ne!(
+        learned[pos.clone()],
+        learned0[pos.clone()],
+        "learned codes train"
+    );
+    let d = base.width;
+    for positions in [Positions::Sinusoidal, Positions::OneHot, Positions::Random] {
+        let (start, _) = at(positions, 0);
+        let (end, _) = at(positions, 25);
+        assert_eq!(end[pos.clone()], start[pos.clone()], "{positions:?}: fixed");
+        assert_ne!(end, start, "{positions:?}: the rest trains");
+        assert_eq!(
+            start[pos.end..],
+            learned0[pos.end..],
+            "{positions:?}: same draw"
+        );
+        let codes = &start[pos.clone()];
+        for t in 0..base.length {
+            for j in 0..d {
+                let x = codes[t * d + j];
+                let want = match positions {
+                    Positions::Sinusoidal => {
+                        let angle = t as f64 / 10_000f64.powf((2 * (j / 2)) as f64 / d as f64);
+                        (if j % 2 == 0 { angle.sin() } else { angle.cos() }) as f32
+                    }
+                    Positions::OneHot => f32::from(u8::from(j == t)),
+                    _ => learned0[pos.start + t * d + j],
+                };
+                assert!(
+                    (x - want).abs() < 1e-6,
+                    "{positions:?} ({t}, {j}): {x} vs {want}"
+                );
+            }
+        }
+    }
+}
+
+/// Weight decay λ multiplies each weight matrix by `1 − lr·λ` before Adam's step and leaves
+/// the embeddings and biases alone: after one step from the same start, the decayed run's
+/// matrices differ from the undecayed one's by `−lr·λ·p₀` and everything else is equal.
+#[test]
+fn weight_decay_shrinks_the_matrices_only() {
+    let base = and3(12, 80, 2);
+    let (p0, model) = trained(base.clone(), 0);
+    let (plain, _) = trained(base.clone(), 1);
+    let (decayed, _) = trained(
+        SparseConfig {
+            weight_decay: 2.0,
+            ..base.clone()
+        },
+        1,
+    );
+    let lr_wd = base.learning_rate * 2.0;
+    let r = &model.ranges;
+    let matrices = [&r.query, &r.w_key, &r.w_value, &r.w_hidden, &r.w_out];
+    let mut checked = 0;
+    r.visit(|name, range| {
+        let decays = matrices.contains(&range);
+        for i in range.clone() {
+            let want = if decays {
+                plain[i] - lr_wd * p0[i]
+            } else {
+                plain[i]
+            };
+            assert!(
+                (decayed[i] - want).abs() < 1e-6,
+                "{name}[{i}]: {} vs {want}",
+                decayed[i]
+            );
+            checked += usize::from(decays);
+        }
+    });
+    assert!(checked > 1000, "{checked} decayed weights checked");
 }
 
 /// A training step allocates nothing, evaluation included.

@@ -32,6 +32,8 @@ Options (defaults in brackets):
   --function F         and | or | majority | parity
   --sparsity S         hidden bits s
   --width D  --heads K  --mlp M  --batch B  --lr X  --test-samples N
+  --positions P        position codes: learned | sinusoidal | one-hot | random [learned]
+  --weight-decay X     AdamW's decoupled weight decay of the weight matrices [0]
   --lengths LIST       the lengths T [8,16,32,64,128,256]
   --seeds LIST         seeds per size, e.g. 0-4 or 0,3,7 [0-4]
   --steps N            training steps per run [1000]
@@ -50,13 +52,30 @@ Options (defaults in brackets):
                        lengths at positions I-1, I-1+N, ... of the list
 
 scaling merge FILE... [--threshold X] [--fit-upto T]
-  joins the CSVs of a run's shards (rows of the same function and sparsity; a length in
-  two files is refused) and prints the table and the fits of the whole
+  joins the CSVs of a run's shards (rows of the same function, sparsity and protocol; a
+  length in two files is refused) and prints the table and the fits of the whole
 ";
 
 /// The CSV's header: one row per run.
-const HEADER: &str =
+const HEADER: &str = "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,\
+rejected,ambiguous,positions,weight_decay";
+/// The header of the CSVs written before the protocol's columns (learned positions, no
+/// weight decay), which `merge` still reads.
+const HEADER_11: &str =
     "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous";
+
+/// The protocol's words in a title: nothing for the defaults (learned position codes, no
+/// weight decay).
+fn protocol(positions: &str, weight_decay: &str) -> String {
+    let mut out = String::new();
+    if positions != "learned" {
+        out += &format!(", {positions} position codes");
+    }
+    if weight_decay.parse::<f64>() != Ok(0.0) {
+        out += &format!(", weight decay {weight_decay}");
+    }
+    out
+}
 
 struct Args {
     config: SparseConfig,
@@ -109,6 +128,8 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             "--mlp" => "mlp",
             "--batch" => "batch",
             "--lr" => "learning_rate",
+            "--positions" => "positions",
+            "--weight-decay" => "weight_decay",
             "--test-samples" => "test_samples",
             other => {
                 match other {
@@ -245,28 +266,49 @@ fn merge(argv: &[String]) -> Result<(), String> {
     if files.is_empty() {
         return Err("merge: give the shards' CSV files".into());
     }
-    // (function, sparsity) of every row; each length's test accuracies by size and seed.
-    let mut kind: Option<(String, usize)> = None;
+    // (function, sparsity, positions, weight decay) of every row; each length's test
+    // accuracies by size and seed.
+    let mut kind: Option<(String, usize, String, String)> = None;
     let mut by_length: std::collections::BTreeMap<usize, Length> = Default::default();
     for file in &files {
         let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
         let mut lines = text.lines();
-        if lines.next() != Some(HEADER) {
-            return Err(format!(
-                "{file}: not a CSV of scaling (its first line must be {HEADER})"
-            ));
-        }
+        let columns = match lines.next() {
+            Some(HEADER) => 13,
+            Some(HEADER_11) => 11,
+            _ => {
+                return Err(format!(
+                    "{file}: not a CSV of scaling (its first line must be {HEADER})"
+                ))
+            }
+        };
         for (k, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
             let f: Vec<&str> = line.split(',').collect();
             let bad = || format!("{file}, line {}: not a row of scaling: {line:?}", k + 2);
-            if f.len() != 11 {
+            if f.len() != columns {
                 return Err(bad());
             }
-            let this = (f[0].to_string(), f[1].parse().map_err(|_| bad())?);
+            let (positions, decay) = if columns == 13 {
+                (f[11], f[12])
+            } else {
+                ("learned", "0")
+            };
+            let this = (
+                f[0].to_string(),
+                f[1].parse().map_err(|_| bad())?,
+                positions.to_string(),
+                decay.to_string(),
+            );
+            if decay.parse::<f64>().is_err() {
+                return Err(bad());
+            }
             if *kind.get_or_insert_with(|| this.clone()) != this {
                 return Err(format!(
-                    "{file}: rows of {} of {} bits beside rows of another function or sparsity",
-                    this.0, this.1
+                    "{file}: rows of {} of {} bits{} beside rows of another function, sparsity \
+                     or protocol",
+                    this.0,
+                    this.1,
+                    protocol(&this.2, &this.3)
                 ));
             }
             let t: usize = f[2].parse().map_err(|_| bad())?;
@@ -287,7 +329,7 @@ fn merge(argv: &[String]) -> Result<(), String> {
             entry.1.push((m, seed, test));
         }
     }
-    let (function, sparsity) = kind.ok_or("merge: the files hold no rows")?;
+    let (function, sparsity, positions, decay) = kind.ok_or("merge: the files hold no rows")?;
     let mut seeds = std::collections::BTreeSet::new();
     let table: Vec<Row> = by_length
         .iter()
@@ -309,7 +351,8 @@ fn merge(argv: &[String]) -> Result<(), String> {
         })
         .collect();
     let title = format!(
-        "{function} of {sparsity} bits, {} seeds, merged from {} files, median test accuracy >= {threshold}",
+        "{function} of {sparsity} bits{}, {} seeds, merged from {} files, median test accuracy >= {threshold}",
+        protocol(&positions, &decay),
         seeds.len(),
         files.len()
     );
@@ -384,6 +427,7 @@ fn main() {
     writeln!(out, "{HEADER}").unwrap();
     let c = &a.config;
     let function = format!("{:?}", c.function).to_lowercase();
+    let (positions, decay) = (c.positions.name(), c.weight_decay.to_string());
     let started = Instant::now();
     let mut table = Vec::new();
     for &t in &a.lengths {
@@ -407,7 +451,7 @@ fn main() {
             for r in &runs {
                 writeln!(
                     out,
-                    "{function},{},{t},{m},{},{},{},{},{},{},{}",
+                    "{function},{},{t},{m},{},{},{},{},{},{},{},{positions},{decay}",
                     c.sparsity,
                     r.seed,
                     r.train,
@@ -431,8 +475,9 @@ fn main() {
     }
     out.flush().unwrap();
     let title = format!(
-        "{function} of {} bits, {} seeds, {} steps, median test accuracy >= {}",
+        "{function} of {} bits{}, {} seeds, {} steps, median test accuracy >= {}",
         c.sparsity,
+        protocol(positions, &decay),
         a.seeds.len(),
         a.steps,
         a.threshold

@@ -43,6 +43,27 @@ impl BoolFunction {
     }
 }
 
+choices! {
+    /// How a position is coded in the input vector (added to its bit's embedding).
+    pub enum Positions {
+        /// A learned embedding of each position (drawn as `nn.Embedding`, trained).
+        Learned = "learned" ("learned"),
+        /// Fixed `sin`/`cos` codes of the position at `d/2` frequencies (Vaswani et al.).
+        Sinusoidal = "sinusoidal" ("sinusoidal, fixed"),
+        /// Fixed one-hot codes: position `t` is unit vector `t` (needs `d ≥ T`).
+        OneHot = "one-hot" ("one-hot, fixed"),
+        /// Fixed random codes: the learned embedding's initial draw, never trained.
+        Random = "random" ("random, fixed"),
+    }
+}
+
+impl Positions {
+    /// Whether training leaves the codes as they were set.
+    pub fn fixed(self) -> bool {
+        self != Positions::Learned
+    }
+}
+
 settings! {
     /// Everything that defines a run of the sparse lab; the same settings give the same run
     /// bit for bit. The defaults are the preset `and-3`.
@@ -61,6 +82,9 @@ settings! {
         pub test_samples: usize = "Test samples", Range::Whole(100, 20_000), default 2000;
         /// `d`, the width of the embeddings, keys, queries and values.
         pub width: usize = "Width d", Range::Whole(1, 128), default 16;
+        /// How positions are coded.
+        pub positions: Positions = "Position codes", Range::Choice(Positions::CHOICES),
+            default Positions::Learned;
         /// `K`, the attention heads (their outputs are concatenated).
         pub heads: usize = "Heads K", Range::Whole(1, MAX_HEADS as u64), default 4;
         /// The width of the ReLU layer between the heads and the logit.
@@ -69,6 +93,11 @@ settings! {
         pub batch: usize = "Batch", Range::Whole(1, 4096), default 64;
         pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
             default 1e-2, live;
+        /// AdamW's decoupled weight decay `λ`: before each Adam update, every weight matrix
+        /// (the query, the key, value, hidden and output maps; not the embeddings or the
+        /// biases, as minGPT decays) is multiplied by `1 − lr·λ`.
+        pub weight_decay: f32 = "Weight decay", Range::NonNegative(MAX_WEIGHT_DECAY),
+            default 0.0;
         pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED), default 0;
         /// Evaluate every this many steps (and at step 0).
         pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000), default 10;
@@ -132,6 +161,27 @@ impl Settings for SparseConfig {
                 ),
             ));
         }
+        if self.positions == Positions::OneHot && self.width < self.length {
+            return Err(refuse(
+                "positions",
+                format!(
+                    "must be learned, sinusoidal or random when the width d ({}) is less than \
+                     the length T ({}): one-hot codes need d ≥ T, got one-hot",
+                    self.width, self.length
+                ),
+            ));
+        }
+        if f64::from(self.learning_rate) * f64::from(self.weight_decay) >= 1.0 {
+            return Err(refuse(
+                "weight_decay",
+                format!(
+                    "must be less than 1 ÷ the learning rate ({}) so that a step keeps part \
+                     of each weight, got {}",
+                    1.0 / self.learning_rate,
+                    self.weight_decay
+                ),
+            ));
+        }
         if self.function == BoolFunction::Majority && self.sparsity.is_multiple_of(2) {
             return Err(refuse(
                 "sparsity",
@@ -147,6 +197,8 @@ impl Settings for SparseConfig {
 
 /// The longest input (the model's tables and a run's picture of attention grow with it).
 pub const MAX_LENGTH: usize = 2048;
+/// The largest weight decay.
+pub const MAX_WEIGHT_DECAY: f64 = 10.0;
 /// The most hidden positions.
 pub const MAX_SPARSITY: usize = 4;
 
@@ -197,6 +249,49 @@ mod tests {
         c.set("length", Value::Number(8.0)).unwrap();
         c.set("function", Value::Text("majority")).unwrap();
         assert!(c.validate().unwrap_err().message.contains("odd"));
+    }
+
+    /// Weight decay takes 0 and up to its bound, times the learning rate below 1; one-hot
+    /// position codes need a width of at least the length.
+    #[test]
+    fn weight_decay_and_position_codes_are_checked() {
+        let mut c = SparseConfig::default();
+        for bad in ["-1", "10.5", "NaN", "1e-50", "x"] {
+            let e = c.set("weight_decay", Value::Text(bad)).unwrap_err();
+            assert!(
+                e.to_string()
+                    .starts_with("Weight decay (weight_decay): must be a number from 0 to 10, got"),
+                "{bad}: {e}"
+            );
+        }
+        assert_eq!(c, SparseConfig::default());
+        c.set("weight_decay", Value::Text("0")).unwrap();
+        c.set("weight_decay", Value::Number(-0.0)).unwrap();
+        assert!(c.weight_decay.is_sign_positive() && c.weight_decay == 0.0);
+        c.set("weight_decay", Value::Text("10")).unwrap();
+        c.validate().unwrap();
+        c.set("learning_rate", Value::Text("0.1")).unwrap();
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "weight_decay");
+        assert!(
+            e.message.contains("less than 1 ÷ the learning rate (10)"),
+            "{e}"
+        );
+        let mut c = SparseConfig::default();
+        c.set("positions", Value::Text("one-hot")).unwrap();
+        let e = c.validate().unwrap_err();
+        assert_eq!(e.field, "positions");
+        assert!(
+            e.message
+                .contains("the width d (16) is less than the length T (32)"),
+            "{e}"
+        );
+        c.set("width", Value::Number(32.0)).unwrap();
+        c.validate().unwrap();
+        let e = c.set("positions", Value::Text("fixed")).unwrap_err();
+        assert!(e.to_string().starts_with(
+            "Position codes (positions): must be one of learned, sinusoidal, one-hot, random"
+        ));
     }
 
     /// The bit probability balances the labels: P(f(x_S) = 1) = 1/2 exactly, by summing

@@ -7,6 +7,7 @@
 //! bits at every position (tables of `2T` rows), and a sample only looks them up.
 //! `Workspace` owns every activation of a batch size, so a step allocates nothing.
 
+use super::config::Positions;
 use crate::kernels::{math, matmul_nn, matmul_nt, matmul_tn, softmax_rows};
 use crate::params::{tensor_set, Init};
 use crate::rng::Rng;
@@ -64,6 +65,27 @@ pub struct Workspace {
     d_x_tab: Vec<f32>,     // (2, T, d)
     du: Vec<f32>,          // (K, d)
     da: Vec<f32>,          // (T,) one head's gradient w.r.t. its attention
+}
+
+/// Writes the fixed codes of `positions` into `codes` (T, d): sinusoidal (`sin` at even
+/// columns, `cos` at odd ones, of `t / 10000^(2i/d)`) or one-hot (`t < d`); learned and
+/// random codes are the drawn embedding, left as they are.
+pub fn position_codes(positions: Positions, d: usize, codes: &mut [f32]) {
+    for (t, row) in codes.chunks_exact_mut(d).enumerate() {
+        match positions {
+            Positions::Sinusoidal => {
+                for (j, x) in row.iter_mut().enumerate() {
+                    let angle = t as f64 / 10_000f64.powf((j / 2 * 2) as f64 / d as f64);
+                    *x = if j % 2 == 0 { angle.sin() } else { angle.cos() } as f32;
+                }
+            }
+            Positions::OneHot => {
+                row.fill(0.0);
+                row[t] = 1.0;
+            }
+            Positions::Learned | Positions::Random => return,
+        }
+    }
 }
 
 /// `log(1 + e^z) − y z`, the logistic loss of logit `z` for label `y` ∈ {0, 1}, computed

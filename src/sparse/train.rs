@@ -4,7 +4,7 @@
 //! Everything is allocated in `new`; a step allocates nothing.
 
 use super::config::{SparseConfig, MAX_HEADS, MAX_LENGTH};
-use super::model::{Dims, SparseModel, Workspace};
+use super::model::{position_codes, Dims, SparseModel, Workspace};
 use super::task::SparseTask;
 use crate::optim::{Optimizer, OptimizerKind};
 use crate::rng::Rng;
@@ -115,10 +115,14 @@ impl SparseTrainer {
         let model = SparseModel::new(dims);
         let task = SparseTask::new(&config);
         let batch = config.batch.min(config.samples);
+        let r = &model.ranges;
+        let decayed = [&r.query, &r.w_key, &r.w_value, &r.w_hidden, &r.w_out];
+        let optimizer = Optimizer::new(OptimizerKind::Adam, config.learning_rate, model.len)
+            .with_decay(config.weight_decay, decayed.into_iter().cloned().collect());
         let mut t = SparseTrainer {
             params: vec![0.0; model.len],
             grads: vec![0.0; model.len],
-            optimizer: Optimizer::new(OptimizerKind::Adam, config.learning_rate, model.len),
+            optimizer,
             ws: model.workspace(batch),
             eval_ws: model.workspace(EVAL_CHUNK),
             order: (0..config.samples).collect(),
@@ -244,6 +248,10 @@ impl Run for SparseTrainer {
                 loss,
             });
         }
+        if self.config.positions.fixed() {
+            let fixed = self.model.ranges.position_embedding.clone();
+            self.grads[fixed].fill(0.0);
+        }
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;
         self.last_loss = loss;
@@ -328,12 +336,19 @@ impl Run for SparseTrainer {
         }
         let mut rng = Rng::new(self.config.seed, STREAM_INIT);
         self.model.initialise(&mut self.params, &mut rng);
+        let codes = self.model.ranges.position_embedding.clone();
+        position_codes(
+            self.config.positions,
+            self.config.width,
+            &mut self.params[codes],
+        );
         self.restart(0);
     }
 
     fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
         let mut c = self.config.clone();
         c.set("learning_rate", Value::Number(f64::from(lr)))?;
+        c.validate()?;
         self.config.learning_rate = c.learning_rate;
         self.optimizer.learning_rate = c.learning_rate;
         Ok(())

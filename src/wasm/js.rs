@@ -31,7 +31,7 @@ pub fn refusal(e: SettingsError) -> JsValue {
 }
 
 /// The fields of a lab's settings as JS objects `{ key, words, live, kind, min, max,
-/// choices }` (`kind`: `whole`, `positive`, `choice` or `switch`; `min` and `max` for a
+/// choices }` (`kind`: `whole`, `positive`, `nonnegative`, `choice` or `switch`; `min` and `max` for a
 /// number, `choices` `[{ name, words }]` for a choice).
 pub fn fields_js(fields: &[Field]) -> Result<Array, JsError> {
     let out = Array::new();
@@ -50,6 +50,11 @@ pub fn fields_js(fields: &[Field]) -> Result<Array, JsError> {
                 set(&o, "min", &0.0.into())?;
                 set(&o, "max", &max.into())?;
                 "positive"
+            }
+            Range::NonNegative(max) => {
+                set(&o, "min", &0.0.into())?;
+                set(&o, "max", &max.into())?;
+                "nonnegative"
             }
             Range::Choice(choices) => {
                 let list = Array::new();

@@ -100,6 +100,33 @@ test('the hidden-set toggle hides and shows the marks, in the picture and in the
   await context.close();
 });
 
+test('the protocol’s knobs: position codes and weight decay from a link and the form, each refusal naming its field and range', async () => {
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse&positions=one-hot&weight_decay=2`);
+  await shownRun(page);
+  assert.match(await page.locator('#status').innerText(), /Position codes \(positions\): must be learned, sinusoidal or random when the width d \(16\) is less than the length T \(32\)/);
+  let config = (await page.evaluate(() => /** @type {any} */ (window).__ap.shown())).config;
+  assert.equal(config.positions, 'learned', 'the refused setting changed nothing');
+  assert.equal(config.weight_decay, 2, 'the good one applied');
+  await page.selectOption('#set-positions', 'sinusoidal');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.positions === 'sinusoidal');
+  for (const bad of ['-1', '10.5', 'lots']) {
+    await page.fill('#set-weight_decay', bad);
+    await page.dispatchEvent('#set-weight_decay', 'change');
+    assert.equal(await page.textContent('#err-weight_decay'), `Weight decay (weight_decay): must be a number from 0 to 10, got “${bad}”`);
+  }
+  await page.fill('#set-weight_decay', '0');
+  await page.dispatchEvent('#set-weight_decay', 'change');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.weight_decay === 0);
+  assert.equal(await page.isVisible('#err-weight_decay'), false);
+  await page.click('#step-once');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step === 1);
+  config = (await page.evaluate(() => /** @type {any} */ (window).__ap.shown())).config;
+  assert.equal(config.positions, 'sinusoidal');
+  assert.match(page.url(), /positions=sinusoidal/);
+  assert.deepEqual(errors, []);
+  await context.close();
+});
+
 test('the Lab menu opens the sparse lab in the same tab; a link to no lab says which there are', async () => {
   const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=nope`);
   await shownRun(page);

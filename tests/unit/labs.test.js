@@ -15,7 +15,7 @@ for (const lab of Object.values(LABS)) {
     assert.deepEqual(Object.keys(lab.help).sort(), fields.map((f) => f.key).sort());
     for (const f of fields) {
       assert.ok(f.words.length > 0, `${f.key} has words`);
-      if (f.kind === 'whole' || f.kind === 'positive') assert.ok(/** @type {number} */ (f.max) > /** @type {number} */ (f.min), `${f.key}: a range`);
+      if (f.kind === 'whole' || f.kind === 'positive' || f.kind === 'nonnegative') assert.ok(/** @type {number} */ (f.max) > /** @type {number} */ (f.min), `${f.key}: a range`);
       if (f.kind === 'choice') assert.ok((f.choices ?? []).length >= 2, `${f.key}: choices`);
     }
     assert.ok(fields.some((f) => f.key === 'seed' && f.kind === 'whole'), 'every lab has a seed');

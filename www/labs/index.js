@@ -12,7 +12,7 @@ import { sparse } from './sparse/lab.js';
  * written once in the lab's Rust): its key, the words a person knows it by, its range
  * (`kind` with `min` and `max` for a number, `choices` for a choice), and whether it applies
  * to the running model (`live`) rather than starting a new run.
- * @typedef {{ key: string, words: string, live: boolean, kind: 'whole' | 'positive' | 'choice' | 'switch',
+ * @typedef {{ key: string, words: string, live: boolean, kind: 'whole' | 'positive' | 'nonnegative' | 'choice' | 'switch',
  *   min?: number, max?: number, choices?: { name: string, words: string }[] }} Field
  */
 

@@ -241,7 +241,7 @@ function fillForm(fields, config) {
     const v = config[f.key];
     if (f.kind === 'switch') el.checked = Boolean(v);
     // f32 settings arrive widened to f64 (1e-3 → 0.0010000000474974513): show 6 digits.
-    else if (f.kind === 'positive' && typeof v === 'number') el.value = String(Number(v.toPrecision(6)));
+    else if ((f.kind === 'positive' || f.kind === 'nonnegative') && typeof v === 'number') el.value = String(Number(v.toPrecision(6)));
     else el.value = String(v);
     clearFieldError(f.key);
   }

@@ -20,10 +20,12 @@ const HELP = {
   samples: 'The fixed training set, drawn once.',
   test_samples: 'Fresh inputs the test accuracy is measured on.',
   width: 'Width of the embeddings, keys, queries and values.',
+  positions: 'How a position is coded: learned, or fixed (sinusoidal, one-hot with d ≥ T, or random) and never trained.',
   heads: 'Attention heads; what they read is concatenated.',
   mlp: 'Units of the ReLU layer between the heads and the label.',
   batch: 'Training samples per step (a smaller training set is one batch).',
   learning_rate: 'Adam’s; applies at once, without restarting.',
+  weight_decay: 'AdamW’s: each step shrinks the weight matrices (not embeddings or biases) by lr × this.',
   seed: 'Same seed, same hidden set, data and run, bit for bit.',
   eval_every: 'Steps between two evaluations on the training and test sets (and one at step 0).',
 };
