@@ -197,7 +197,7 @@ async function boot() {
    * by then. @param {import('./labs/index.js').Budget} budget */
   function onBudget(budget) {
     store.setPlaying(false);
-    const said = `Paused at step ${budget.steps}, this run’s budget: ${budget.claim} (docs/reproducing.md).`;
+    const said = `Paused at step ${budget.steps}, this run’s budget: ${budget.claim} (${lab.docs}).`;
     if (store.state.story > 0) showPoint(`${said} Press Next to go on, or Play to train past it.`);
     else {
       budgetSaid = `${said} Press Play to train past it.`;

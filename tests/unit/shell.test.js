@@ -67,7 +67,7 @@ test('no shell file names a lab, its settings, its maps or its metrics', () => {
 // is written here as the facade would give it.
 /** @type {import('../../www/labs/index.js').Lab} */
 const toy = {
-  name: 'toy', title: 'Toy', menuName: 'A toy lab', tagline: 'Nothing learns here.',
+  name: 'toy', title: 'Toy', menuName: 'A toy lab', tagline: 'Nothing learns here.', docs: 'docs/toy.md',
   help: { width: 'How wide.', rate: 'How fast.', seed: 'Which draw.' },
   presetLabels: { small: 'Small toy', big: 'Big toy' }, presetAliases: { tiny: 'small' }, defaultPreset: 'small',
   budgets: { big: { steps: 50, claim: 'the big toy is done by step 50' } },

@@ -116,6 +116,7 @@ import { sparse } from './sparse/lab.js';
  * @property {string} title
  * @property {string} menuName its name in the page's menu of labs
  * @property {string} tagline
+ * @property {string} docs the page of docs/ where its budgets' and story's figures are measured
  * @property {Record<string, string>} help what each setting does, by key (its field, words and
  *   range are the trainer's: `Field`)
  * @property {Record<string, string>} presetLabels the words the page shows for the facade's presets

@@ -62,6 +62,7 @@ export const copying = {
   name: 'copying',
   title: 'Attention Playground',
   menuName: 'Copying (Snell et al. 2021)',
+  docs: 'docs/reproducing.md',
   tagline: 'A seq2seq LSTM with attention learns to copy, live in your browser (Snell et al., 2021).',
   help: HELP,
   presetLabels: {

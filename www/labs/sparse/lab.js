@@ -48,6 +48,7 @@ export const sparse = {
   name: 'sparse',
   title: 'Attention Playground: sparse variables',
   menuName: 'Sparse variables (Edelman et al. 2022)',
+  docs: 'docs/sparse.md',
   tagline: 'One self-attention layer finds the few bits a label depends on, live in your browser (Edelman et al., 2022).',
   help: HELP,
   presetLabels: {
@@ -105,15 +106,15 @@ export const sparse = {
     },
     {
       title: 'Attention collapses onto the hidden bits',
-      text: 'Watch the picture of attention over training: within a few hundred steps three columns light up, the '
+      text: 'Watch the picture of attention over training: within a hundred steps or so three columns light up, the '
         + 'hidden positions, and the test accuracy rises with the attention on them. The run pauses once the model '
-        + 'labels fresh inputs right.',
+        + 'labels fresh inputs right and attends to the three hidden bits more than to any other.',
       preset: 'and-3',
       speed: 1,
       play: true,
       keep: true,
-      point: (e) => (e[0] && e[0].test_accuracy >= 0.95 && e[0].mass >= 0.5
-        ? `test accuracy is at ${pct(e[0].test_accuracy)} with ${pct(e[0].mass)} of the attention on the hidden bits.`
+      point: (e) => (e[0] && e[0].test_accuracy >= 0.95 && e[0].found
+        ? `test accuracy is at ${pct(e[0].test_accuracy)}, and the three positions with the most attention are the hidden ones (${pct(e[0].mass)} of it on them).`
         : null),
     },
     {
@@ -131,11 +132,12 @@ export const sparse = {
     },
     {
       title: 'Parity: a plateau, then a jump',
-      text: 'The label is now the parity of 2 hidden bits out of 16: no single bit says anything about it. The test '
-        + 'accuracy sits near 50% for a long time while nothing seems to happen, then jumps. Watch the attention picture '
-        + 'just before the jump.',
+      text: 'The label is now the parity of 2 hidden bits out of 16: no single bit says anything about it. Slow motion: '
+        + 'the test accuracy sits near 50% for a while as if nothing happened (about 50 steps for this seed), then jumps '
+        + 'to nearly 100% within a few dozen steps, the attention on the hidden bits rising with it. Some seeds stay on '
+        + 'the plateau far longer: 2 of 20 are still on it after 5,000 steps. The run pauses once it has jumped.',
       preset: 'parity-2',
-      speed: 16,
+      speed: 0.25,
       play: true,
       point: (e) => (e[0] && e[0].test_accuracy >= 0.9 ? `test accuracy jumped to ${pct(e[0].test_accuracy)} at step ${e[0].step}.` : null),
     },
