@@ -21,7 +21,7 @@ const MAX = 4096;
 const RATIO = 1.19;
 
 /** The native tool's CSV header (src/bin/scaling.rs). */
-const HEADER = 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous';
+const HEADER = 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous,positions,weight_decay';
 
 /**
  * One size tried at one length: its runs' test accuracies so far, and once every seed
@@ -88,7 +88,8 @@ export class ScalingPlan {
     // As the native tool writes an f32: the fewest digits that give it back.
     const f = (/** @type {number | undefined} */ x) => (x === undefined ? '' : formatValue(Math.fround(x)));
     this.rows.push([config.function, config.sparsity, t, m, config.seed, f(last?.train_accuracy), f(last?.test_accuracy),
-      f(last?.mass), last ? String(last.found) : '', shape?.rejected ?? '', shape ? Number(shape.ambiguous) : ''].join(','));
+      f(last?.mass), last ? String(last.found) : '', shape?.rejected ?? '', shape ? Number(shape.ambiguous) : '',
+      config.positions, f(Number(config.weight_decay))].join(','));
     if (p.accuracies.length < SEEDS) return;
     p.median = this.wasm.sparseMedian(Float32Array.from(p.accuracies));
     p.success = /** @type {number} */ (p.median) >= THRESHOLD;
