@@ -304,3 +304,122 @@ fn the_gpu_backend_writes_the_cpus_csv() {
     }
     std::fs::remove_dir_all(&d).unwrap();
 }
+
+/// Standard base64 with padding.
+fn base64(bytes: &[u8]) -> String {
+    const DIGITS: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in bytes.chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            out.push(if i <= chunk.len() {
+                DIGITS[(n >> (18 - 6 * i) & 63) as usize] as char
+            } else {
+                '='
+            });
+        }
+    }
+    out
+}
+
+/// `reproduce trace` trains a preset from a weights file's parameters: it starts from them,
+/// and each step's loss, parameters and batch are those of the run itself from them; a file
+/// of another preset, not a weights file, or with a wrong count is refused.
+#[test]
+fn trace_writes_every_step_of_a_run_from_a_weights_file() {
+    use attention_playground::copying::config::Config;
+    use attention_playground::copying::train::Trainer;
+    use attention_playground::run::Run;
+    let d = dir("trace");
+    let config = Config::preset("small-hard").unwrap();
+    // A start that is not the preset's own: seed 5's initialisation.
+    let start = Trainer::new(Config {
+        seed: 5,
+        ..config.clone()
+    })
+    .unwrap()
+    .weights()
+    .to_vec();
+    let bytes: Vec<u8> = start.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let file = |preset: &str, format: &str, count: usize| {
+        format!(
+            r#"{{"format": "{format}", "version": 2, "lab": "copying", "preset": "{preset}", "config": {{"vocab": 20}}, "step": 0, "count": {count}, "params": "{}"}}"#,
+            base64(&bytes)
+        )
+    };
+    let weights = d.join("weights.json");
+    std::fs::write(
+        &weights,
+        file("small-hard", "attention-playground-weights", start.len()),
+    )
+    .unwrap();
+    let out = d.join("trace");
+    let (w, o) = (weights.to_str().unwrap(), out.to_str().unwrap());
+    let (code, err) = reproduce(&[
+        "trace",
+        w,
+        "--preset",
+        "small-hard",
+        "--steps",
+        "3",
+        "--out",
+        o,
+    ]);
+    assert_eq!(code, 0, "{err}");
+    let f32s = |name: &str| -> Vec<f32> {
+        let b = std::fs::read(out.join(name)).unwrap();
+        b.chunks_exact(4)
+            .map(|c| f32::from_le_bytes([c[0], c[1], c[2], c[3]]))
+            .collect()
+    };
+    assert_eq!(f32s("params-0.f32"), start);
+    let losses = std::fs::read_to_string(out.join("losses.txt")).unwrap();
+    let losses: Vec<f32> = losses.lines().map(|l| l.parse().unwrap()).collect();
+    let batches = std::fs::read(out.join("batches.u32")).unwrap();
+    let mut t = Trainer::new(config).unwrap();
+    t.load_params(&start, 0).unwrap();
+    let mut at = 0;
+    for k in 1..=3 {
+        assert_eq!(t.step().unwrap(), losses[k - 1], "the loss of step {k}");
+        assert_eq!(f32s(&format!("params-{k}.f32")), t.weights(), "step {k}");
+        let b = t.train_batch();
+        for part in [&b.source, &b.target_in, &b.target_out] {
+            let want: Vec<u8> = part.iter().flat_map(|x| x.to_le_bytes()).collect();
+            assert_eq!(
+                batches[at..at + want.len()],
+                want[..],
+                "the batch of step {k}"
+            );
+            at += want.len();
+        }
+    }
+    assert_eq!(at, batches.len());
+    let trace = std::fs::read_to_string(out.join("trace.txt")).unwrap();
+    assert!(
+        trace.contains("batch 32\nsrc_len 21\ntgt_len 21\nn_tok 22\nhidden 64\n"),
+        "{trace}"
+    );
+    for (text, said) in [
+        (
+            file("small-easy", "attention-playground-weights", start.len()),
+            "weights of preset small-easy, not small-hard",
+        ),
+        (
+            file("small-hard", "attention-playground-run", start.len()),
+            "not a weights file",
+        ),
+        (
+            file("small-hard", "attention-playground-weights", 7),
+            "count 7 but",
+        ),
+    ] {
+        std::fs::write(&weights, text).unwrap();
+        let (code, err) = reproduce(&["trace", w, "--preset", "small-hard", "--out", o]);
+        assert_eq!(code, 2);
+        assert!(err.contains(said), "{err}");
+    }
+    std::fs::remove_dir_all(&d).unwrap();
+}

@@ -2,7 +2,8 @@
 //! seed, writes a CSV row per evaluation and prints a summary table per seed. Progress goes
 //! to stderr. `reproduce --shard i/n` trains the i-th of n shares of the seeds (one job of
 //! an array on several machines); `reproduce merge` joins the shards' CSVs into the one
-//! table of the whole run. `reproduce --help` lists the options.
+//! table of the whole run; `reproduce trace` writes every step of a run from a weights
+//! file, for a comparison with PyTorch's. `reproduce --help` lists the options.
 
 use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
 #[cfg(not(target_arch = "wasm32"))]
@@ -19,6 +20,8 @@ use std::io::Write;
 use std::time::Instant;
 
 mod common;
+#[path = "reproduce/trace.rs"]
+mod trace;
 use common::{num, parallel, parse_seeds, parse_shard};
 
 /// A wasm32 build of the tool (only ever type-checked) has no GPU backend.
@@ -84,6 +87,10 @@ Options (defaults: the paper's easy task):
 reproduce merge FILE... [--csv OUT]
   joins the CSVs of a run's shards into the CSV of the whole run (rows by seed, then
   step; a seed in two files is refused) and prints its summary table
+
+reproduce trace WEIGHTS --preset NAME [--steps N] --out DIR
+  trains NAME from the weights file's parameters and writes every step's batch, loss and
+  parameters into DIR (for bench/torch_same_start.py; reproduce trace --help says more)
 ";
 
 /// The CSV's header: one row per seed and evaluation, and the backend that trained it
@@ -579,6 +586,13 @@ fn merge(argv: &[String]) -> Result<(), String> {
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
+    if argv.first().map(String::as_str) == Some("trace") {
+        if let Err(e) = trace::trace(&argv[1..]) {
+            eprintln!("reproduce: {e}");
+            std::process::exit(if e == trace::HELP { 0 } else { 2 });
+        }
+        return;
+    }
     if argv.first().map(String::as_str) == Some("merge") {
         if let Err(e) = merge(&argv[1..]) {
             eprintln!("reproduce: {e}");

@@ -461,6 +461,12 @@ impl Replica {
         Ok(())
     }
 
+    /// The training batch of its latest step (B sequences, the whole batch on every
+    /// replica).
+    pub fn train_batch(&self) -> &Batch {
+        &self.train_batch
+    }
+
     /// Its state, into `out` (of its parameters' size): allocates nothing.
     pub fn save(&self, out: &mut Checkpoint) {
         out.step = self.step;

@@ -297,6 +297,11 @@ impl Trainer {
         self.replica.params()
     }
 
+    /// The training batch of the latest step.
+    pub fn train_batch(&self) -> &Batch {
+        self.replica.train_batch()
+    }
+
     /// The replica of this run that this trainer is (its shard of each batch).
     pub fn shard(&self) -> Shard {
         self.replica.shard()

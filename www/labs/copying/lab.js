@@ -208,7 +208,7 @@ export const copying = {
       title: 'One draw, or twenty',
       text: 'Press Play on the hard task and you see one draw of a lottery: this seed learns to copy, that one stalls. '
         + 'Here are twenty seeds of it at once, trained side by side on this computer’s cores, each line one seed, green '
-        + 'once it copies 99% of tokens, grey where attention never found the diagonal. It takes under a minute. Count the '
+        + 'once it copies 99% of tokens, grey where attention never found the diagonal; the panel says how long they take on this computer. Count the '
         + 'green lines (about 8 of 20 within 400 steps), look at how late they jump, and see KTIW lead attention in each. '
         + 'Click a line to open that seed as the run above the maps.',
       preset: 'small-hard',
