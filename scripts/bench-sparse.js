@@ -2,22 +2,23 @@
 // The sparse lab's speed, the page against the native tool in alternating rounds: one run
 // of the AND-3 preset at T = 64 for 1,000 steps (evaluated every 10 steps as the preset
 // does, and only at the end), in headless Chromium on one worker and natively on one
-// thread; and the experiment, m* for T = 8…128 over seeds 0–4, in the page over the
+// thread; and the experiment, m* for the page's lengths T over seeds 0–4, in the page over the
 // machine's cores and with `scaling --jobs 2`. Prints a table of the times and their
 // ratios, and whether the page finds the same m* as the native tool.
 // Usage: node scripts/bench-sparse.js [--rounds N]   (needs scripts/build and cargo; about
-// a minute a round)
+// three minutes a round)
 import { execFileSync, spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { join } from 'node:path';
 import { startServer, launch } from '../tests/e2e/harness.js';
+import { LENGTHS as GRID } from '../www/labs/sparse/scaling.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const argv = process.argv.slice(2);
 const at = argv.indexOf('--rounds');
 const rounds = at >= 0 ? Number(argv[at + 1]) : 2;
 if (!(rounds >= 1)) throw new Error('usage: node scripts/bench-sparse.js [--rounds N]');
-const LENGTHS = '8,16,32,64,128';
+const LENGTHS = GRID.join(',');
 
 execFileSync('cargo', ['build', '--release', '--quiet', '--bin', 'scaling'], { cwd: ROOT, stdio: 'inherit' });
 const tool = join(ROOT, 'target/release/scaling');

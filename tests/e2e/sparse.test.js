@@ -150,18 +150,18 @@ test('the experiment trains in workers and fills the m*–T plot: m* for every l
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.experiment()?.finished, null, { timeout: 240_000, polling: 500 });
   const e = await page.evaluate(() => /** @type {any} */ (window).__ap.experiment());
   assert.ok(e.done);
-  assert.match(await page.locator('#experiment-status').innerText(), /Done: m\* found for 5 of 5 lengths, \d+ runs\. Finished in/);
+  assert.match(await page.locator('#experiment-status').innerText(), /Done: m\* found for 6 of 6 lengths, \d+ runs\. Finished in/);
   const rows = await page.locator('.scaling-table tbody tr').evaluateAll((trs) => trs.map((tr) => Array.from(tr.children, (td) => td.textContent)));
-  assert.deepEqual(rows.map((r) => r[0]), ['8', '16', '32', '64', '128']);
-  // The seeds 0–4 of `scaling --preset and-3 --lengths 8,16,32,64,128 --seeds 0-4`: the same
-  // m* natively (docs/sparse.md).
-  assert.deepEqual(rows.map((r) => Number(r[1])), [21, 32, 38, 49, 83]);
+  assert.deepEqual(rows.map((r) => r[0]), ['8', '16', '32', '64', '128', '256']);
+  // The seeds 0–4 of `scaling --preset and-3 --lengths 8,16,32,64,128,256 --seeds 0-4`: the
+  // same m* natively (docs/sparse.md).
+  assert.deepEqual(rows.map((r) => Number(r[1])), [21, 32, 38, 49, 83, 108]);
   // Each size tried is a row of the CSV, five seeds each.
   const csv = e.csv.trim().split('\n');
   const tried = rows.reduce((n, r) => n + (r[2] ?? '').split('),').length, 0);
   assert.equal(csv.length - 1, 5 * tried);
   // The three laws judged on m* (docs/sparse.md), each with its m* at the next length.
-  assert.match(await page.locator('#scaling-fits').innerText(), /^On the lengths done, m\* fits (log T|linear in T|power of T) best: .*R² 0\.\d{3} .*at T = 256: \d+.*The paper’s claim: m\* grows like log T/);
+  assert.match(await page.locator('#scaling-fits').innerText(), /^On the lengths done, m\* fits (log T|linear in T|power of T) best: .*R² 0\.\d{3} .*at T = 512: \d+.*The paper’s claim: m\* grows like log T/);
   // Closed, its workers go and the link says so.
   await page.click('#experiment-close');
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.experiment() === null);

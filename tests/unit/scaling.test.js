@@ -64,7 +64,7 @@ test('each length’s search ends at the fewest samples that learn, within the r
   assert.ok(/** @type {any} */ (fits.laws.find((l) => l.law === 'linear')).r2 > 0.99);
   assert.ok(fits.laws.every((l, i) => i === 0 || l.r2 <= fits.laws[i - 1].r2));
   assert.ok(/** @type {any} */ (fits.laws.find((l) => l.law === 'log')).r2 < 0.95, 'a log law does not fit a line in T');
-  assert.equal(fits.next, 256);
+  assert.equal(fits.next, 512);
   assert.deepEqual(fits.laws.map((l) => l.law).sort(), ['linear', 'log', 'power']);
 });
 
@@ -74,5 +74,5 @@ test('failed runs count as not learned; a length no size learns ends with none',
   const by = Object.fromEntries(plan.lengths.map((l) => [l.t, plan.best(l)]));
   assert.equal(by[128], null);
   assert.ok(/** @type {number} */ (by[8]) >= 40 && /** @type {number} */ (by[8]) <= 48);
-  assert.match(plan.summary(), /m\* found for 4 of 5 lengths/);
+  assert.match(plan.summary(), /m\* found for 5 of 6 lengths/);
 });

@@ -9,8 +9,9 @@ import { formatValue } from '../../state/options.js';
 
 /** @typedef {import('../../training/pool.js').Job & { t: number, m: number }} ScalingJob */
 
-/** The lengths searched. */
-export const LENGTHS = [8, 16, 32, 64, 128];
+/** The lengths searched: the longest whose search ends in about two minutes on two cores
+ * (docs/sparse.md, Speed). */
+export const LENGTHS = [8, 16, 32, 64, 128, 256];
 /** Seeds per size, steps per run, and the median test accuracy that counts as learned. */
 export const SEEDS = 5;
 export const STEPS = 1000;
