@@ -4,7 +4,9 @@ only (with --dev also the test pages, the benchmark pages and node_modules/, for
 and benchmark scripts); nothing else of the repository, no dot-file, no directory listing.
 Every response may be used by any origin (CORS), so that another site can load the custom
 element, and is never cached. Usage: scripts/serve.py [--dev] [port] (0 = any free port;
-the address line is printed once the socket listens)."""
+the address line is printed once the socket listens). A path with a NUL or that is not
+percent-encoded UTF-8 is answered 400; a request line over http.server's 64 KiB limit gets
+a small page that says the link is too long."""
 
 import functools
 import http.server
@@ -19,6 +21,23 @@ ROOT = Path(__file__).resolve().parent.parent
 PAGE = ("www/", "pkg/", "dist/")
 # What the test and benchmark scripts add with --dev.
 DEV = ("tests/e2e/", "bench/", "node_modules/")
+
+
+def malformed(url_path):
+    """Whether the request path cannot name a file: a NUL, or not percent-encoded UTF-8."""
+    try:
+        path = urllib.parse.unquote(urllib.parse.urlsplit(url_path).path, errors="strict")
+    except (UnicodeDecodeError, ValueError):
+        return True
+    return "\x00" in path
+
+
+TOO_LONG = """<!doctype html><html lang="en"><meta charset="utf-8"><title>Link too long</title>
+<h1>This link is too long</h1>
+<p>Its address is over 64 KiB, more than this server reads. Links of Attention Playground are
+short (a few settings); this one was cut or made by hand. <a href="/">Open the page without
+it</a>.</p></html>
+"""
 
 
 def allowed(url_path, prefixes):
@@ -47,10 +66,26 @@ class Handler(http.server.SimpleHTTPRequestHandler):
     prefixes = PAGE
 
     def send_head(self):
+        if malformed(self.path):
+            self.send_error(400, "Malformed path")
+            return None
         if not allowed(self.path, self.prefixes):
             self.send_error(404, "Not served")
             return None
         return super().send_head()
+
+    def send_error(self, code, message=None, explain=None):
+        if code != 414:
+            return super().send_error(code, message, explain)
+        body = TOO_LONG.encode("utf-8")
+        self.send_response(414, "Link too long")
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Connection", "close")
+        self.end_headers()
+        if self.command != "HEAD":
+            self.wfile.write(body)
+        return None
 
     def list_directory(self, path):
         self.send_error(404, "Not served")

@@ -212,6 +212,17 @@ test('the server serves the page and nothing else of the repository', async () =
       'README.md', 'www/.hidden', '..%2fCargo.toml']) {
       assert.equal(await status(path), 404, `/${path} is not served`);
     }
+    // A path with a NUL or that is not UTF-8 is a bad request, answered (not a dropped connection).
+    for (const path of ['%00', 'www/%00main.js', 'www/%ff.js', 'www/%e2%82.js', 'index.html%00']) {
+      assert.equal(await status(path), 400, `/${path} is a bad request`);
+    }
+    // A link over the server's 64 KiB: a small page that says so, with a way back.
+    const long = await fetch(`${base}?v=1&seed=${'9'.repeat(70_000)}`);
+    assert.equal(long.status, 414);
+    const said = await long.text();
+    assert.match(said, /This link is too long/);
+    assert.match(said, /<a href="\/">Open the page without\s+it<\/a>/);
+    assert.equal(await status('www/main.js'), 200, 'the server still serves');
   } finally {
     proc.kill();
   }
