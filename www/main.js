@@ -170,7 +170,8 @@ async function boot() {
         // trainer's own failure, said as such. A step that failed stopped the run.
         const refused = msg.kind === 'setting' || msg.kind === 'weights';
         const said = msg.where === 'load' ? '' : refused ? 'Refused: ' : 'The trainer failed: ';
-        if (msg.where === 'step' && !second) store.setPlaying(false);
+        // A step that failed stopped the run; a trainer that could not start trains nothing.
+        if ((msg.where === 'step' || msg.where === 'load') && !second) store.setPlaying(false);
         showStatus(`${second}${said}${msg.message}${msg.where === 'step' && !second ? ' (paused)' : ''}`, 'error');
         break;
       }
@@ -238,6 +239,21 @@ async function boot() {
     actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f), charts: () => figures.specs },
   });
   byId('sweep-csv').addEventListener('click', () => files.exportSweep());
+  byId('full-page').addEventListener('click', (e) => {
+    const href = /** @type {HTMLAnchorElement} */ (e.currentTarget).href;
+    e.preventDefault();
+    const tab = window.open(href, '_blank');
+    if (tab) {
+      tab.opener = null;
+      return;
+    }
+    // A frame that may not open a tab (a sandbox without allow-popups): the address to copy.
+    const box = /** @type {HTMLInputElement} */ (byId('link-text'));
+    box.value = href;
+    byId('link-box').hidden = false;
+    box.select();
+    showStatus('This frame may not open a new tab: copy the full page’s address from the box below.', 'info');
+  });
 
   async function copyLink() {
     const link = currentLink();
@@ -277,7 +293,8 @@ async function boot() {
   });
 
   problems.push(...store.readLink(location.search));
-  if (params.get('autoplay') === '1') store.setPlaying(true);
+  // A trainer that could not start (said in the status) is not played.
+  if (params.get('autoplay') === '1' && !runs.first.dead) store.setPlaying(true);
   if (problems.length) showStatus(`Not applied from the link: ${summarize(problems)}. The rest of it applies.`, 'warn');
 
   // The views and the address bar follow the store.

@@ -158,6 +158,20 @@ test('in a sandbox without allow-same-origin the page says why it cannot train, 
     const said = await frame.textContent('#status') ?? '';
     assert.match(said, /sandboxed frame without allow-same-origin/, `with${cors ? '' : 'out'} CORS: “${said}”`);
     assert.match(said, /sandbox="allow-scripts allow-same-origin"/);
+    if (cors) {
+      // Nothing trains: Play says Play, and pressing it changes nothing but keeps the reason said.
+      assert.equal(await frame.textContent('#play'), 'Play', 'autoplay asked for, but nothing can train');
+      await frame.click('#play');
+      assert.equal(await frame.textContent('#play'), 'Play');
+      assert.match(await frame.textContent('#status') ?? '', /sandboxed frame without allow-same-origin/);
+      // The frame may open no tab: the full page's address is shown to copy.
+      await frame.click('#full-page');
+      await frame.waitForSelector('#link-box:not([hidden])');
+      const address = new URL(await frame.inputValue('#link-text'));
+      assert.equal(address.origin, new URL(env.url).origin);
+      assert.equal(address.searchParams.get('embed'), null, 'the full page, not the embed');
+      assert.match(await frame.textContent('#status') ?? '', /may not open a new tab: copy the full page’s address/);
+    }
     await context.close();
   }
 });

@@ -56,7 +56,7 @@ export class Run {
      * `setEvaluationMaps`), and the step of that evaluation. @type {{ step: number, snapshot: Snapshot } | null} */
     this.evaluated = null;
     /** @private */ this.evaluationMaps = false;
-    /** Stopped by a panic: only a fresh start goes on. */
+    /** Stopped for good (a panic, or a worker that could not load its build): only a fresh start goes on. */
     this.dead = false;
     /** @private */ this.speed = 4;
     /** The time a frame of its worker may train before the frame's snapshot (ms). @private */
@@ -170,6 +170,8 @@ export class Run {
       this.halted = true;
     } else if (msg.type === 'error' && (msg.where === 'config' || msg.where === 'load')) {
       this.failed = true;
+      // A worker that could not load its build trains nothing until it is started again.
+      if (msg.where === 'load') this.dead = true;
     } else if (msg.type === 'refused') {
       this.waiting.get(msg.request)?.shift()?.reject(new Error(msg.message));
       return;

@@ -95,6 +95,9 @@ export function createControls({ store, runs, cores, actions }) {
   theme.addEventListener('change', () => store.setView({ theme: theme.value }));
 
   button('play').addEventListener('click', () => {
+    // A run whose trainer could not start or stopped for good trains nothing: Play stays
+    // Play, and the status keeps saying why.
+    if (!store.state.playing && runs.first.dead) return;
     if (!store.state.playing) clearStatus();
     store.setPlaying(!store.state.playing);
   });
