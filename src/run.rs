@@ -140,7 +140,13 @@ impl From<SettingsError> for RunError {
     }
 }
 
-/// Whether `params` are weights a model of `len` parameters takes: `len` finite values.
+/// The largest magnitude of a weight a model takes: with every weight within it, no forward
+/// pass of either lab's largest model overflows f32 (sums of at most a few thousand
+/// products of weights, embeddings and bounded activations stay below 1e33).
+pub const MAX_WEIGHT: f32 = 1e6;
+
+/// Whether `params` are weights a model of `len` parameters takes: `len` finite values of
+/// magnitude at most [`MAX_WEIGHT`].
 pub fn check_weights(len: usize, params: &[f32]) -> Result<(), RunError> {
     if params.len() != len {
         return Err(RunError::Weights(format!(
@@ -148,10 +154,18 @@ pub fn check_weights(len: usize, params: &[f32]) -> Result<(), RunError> {
             params.len()
         )));
     }
-    if let Some(i) = params.iter().position(|x| !x.is_finite()) {
+    if let Some(i) = params
+        .iter()
+        .position(|x| !x.is_finite() || x.abs() > MAX_WEIGHT)
+    {
+        let x = params[i];
+        let shown = if x.is_finite() && x.abs() < 1e7 {
+            x.to_string()
+        } else {
+            format!("{x:e}")
+        };
         return Err(RunError::Weights(format!(
-            "weights: value {i} is {}",
-            params[i]
+            "weights: value {i} is {shown}, but a weight must be a finite number from −{MAX_WEIGHT:e} to {MAX_WEIGHT:e} (a larger one overflows a forward pass)"
         )));
     }
     Ok(())

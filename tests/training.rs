@@ -492,6 +492,21 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
         .unwrap_err()
         .to_string()
         .contains("value 5 is NaN"));
+    // A finite value too large for a forward pass, by its size: refused with the bound; the
+    // bound itself is taken.
+    for (x, ok) in [(3e38f32, false), (-2e6, false), (1e6, true), (-1e6, true)] {
+        let mut huge = saved.clone();
+        huge[9] = x;
+        let got = check_params(&small(4), &huge);
+        if ok {
+            assert_eq!(got, Ok(()), "{x}");
+        } else {
+            let said = got.unwrap_err().to_string();
+            let shown = if x.abs() < 1e7 { x.to_string() } else { format!("{x:e}") };
+            assert!(said.contains(&format!("value 9 is {shown},")), "{said}");
+            assert!(said.contains("from −1e6 to 1e6"), "{said}");
+        }
+    }
     // The same verdicts without a trainer, from the settings alone.
     assert_eq!(check_params(&small(4), &saved), Ok(()));
     assert_eq!(check_params(&small(4), &saved[1..]), Err(err));

@@ -169,5 +169,12 @@ test('saved weights load into a fresh page and show the same α without retraini
   assert.equal((await shown(fresh.page)).config.hidden, w.config.hidden, 'the model is the loaded one');
   await drawn(fresh.page);
   assert.equal(await alphaPixels(fresh.page), afterStep);
+  // Weights of the right size whose values would overflow a forward pass: refused by their
+  // size, with the largest a weight may be; the run stays.
+  const huge = { ...w, params: Buffer.from(new Float32Array(w.count).fill(3e38).buffer).toString('base64') };
+  await fresh.page.setInputFiles('#open-file', { name: 'huge.json', mimeType: 'application/json', buffer: Buffer.from(JSON.stringify(huge)) });
+  await fresh.page.waitForFunction(() => /weights: value 0 is 3e38, but a weight must be a finite number from −1e6 to 1e6/.test(document.getElementById('status')?.textContent ?? ''));
+  assert.equal((await shown(fresh.page)).step, step + 1);
+  assert.equal(await alphaPixels(fresh.page), afterStep);
   await fresh.context.close();
 });
