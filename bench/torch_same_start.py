@@ -12,9 +12,11 @@ each gradient by its own running size, so parameters whose gradients are near ze
 move by up to the learning rate either way; the tolerances below allow for both, and a
 different model (a gate, a bias, a scale) fails them at the first step.
 
-Usage: python bench/torch_same_start.py SIZE [--steps N] [--reproduce PATH] [--md FILE]
+Usage: python bench/torch_same_start.py SIZE [--steps N] [--reproduce PATH] [--md FILE] [--mutate]
   SIZE: small (preset small-hard: V = L = 20, H = 64, B = 32) or paper (preset hard:
   V = L = 40, H = 256, B = 128). Prints a table; exits 1 where a tolerance is exceeded.
+  --mutate: PyTorch's attention scores divided by √H (a scaled dot product, which ours is
+  not), to see the check fail.
 """
 
 import argparse
@@ -48,6 +50,19 @@ LOSS_TOL = 1e-4
 MOVE_TOL = 1e-2
 
 
+class Scaled(Seq2Seq):
+    """The model with scaled attention scores: what the check must tell from ours."""
+
+    def forward(self, source, target_in):
+        h_enc, state = self.encoder(self.embedding(source))
+        d, _ = self.decoder(self.embedding(target_in), state)
+        q = self.w_q(d).transpose(0, 1)
+        keys = h_enc.transpose(0, 1)
+        scores = torch.bmm(q, keys.transpose(1, 2)) / math.sqrt(keys.shape[-1])
+        c = self.w_c(torch.bmm(torch.softmax(scores, dim=-1), keys)).transpose(0, 1)
+        return torch.log_softmax(self.w_o(torch.tanh(self.w(torch.cat([d, c], -1)))), -1)
+
+
 def layout(m: Seq2Seq):
     """Our tensors, in our buffer's order, as PyTorch's parameters of the same shape."""
     return [
@@ -78,12 +93,13 @@ def main() -> int:
     ap.add_argument("--steps", type=int, default=20)
     ap.add_argument("--reproduce", default="target/release/reproduce")
     ap.add_argument("--md", help="also write the table there")
+    ap.add_argument("--mutate", action="store_true", help="scale PyTorch's attention scores by 1/sqrt(H)")
     a = ap.parse_args()
     preset, sizes = SIZES[a.size]
     config = {**DEFAULTS, **sizes}
     torch.set_num_threads(2)
     torch.manual_seed(0)
-    model = Seq2Seq(config["vocab"], config["hidden"])
+    model = (Scaled if a.mutate else Seq2Seq)(config["vocab"], config["hidden"])
     start = flat(model)
     with tempfile.TemporaryDirectory() as tmp:
         weights = os.path.join(tmp, "weights.json")
@@ -142,7 +158,9 @@ def main() -> int:
                     f"{move:.1e} ({move_name}) | {most:.1e} |{' **over**' if bad else ''}")
     table = "\n".join([
         f"Same start, same batches: preset `{preset}` ({a.size} size), {a.steps} steps, "
-        f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads) against `reproduce trace`",
+        f"{'PyTorch MUTATED (scaled scores), ' if a.mutate else ''}"
+        f"PyTorch {torch.__version__} ({torch.get_num_threads()} threads) against `reproduce trace`, "
+        f"{datetime.date.today().isoformat()}",
         "",
         "| step | our loss | PyTorch's loss | relative difference | parameters: largest |Δ| / |moved| (tensor) | largest |Δ| |",
         "|---:|---:|---:|---:|---|---:|",
