@@ -210,17 +210,32 @@ async function boot() {
 
   /** The start of the first run (story step and generation) whose story point was said. */
   let pointSaid = '';
-  /** A story step's point, once the runs show it: the run pauses and the story says so. */
+  /** The start whose evaluations the story point was checked on, and the last step checked. */
+  let pointChecked = { key: '', step: -1 };
+  /** A story step's point, once the runs show it: the run pauses and the story says so, at
+   * the first evaluation that shows it (at full speed a frame may train past a short window,
+   * so every evaluation since the last check is looked at, each run's at the same step). */
   function storyPoint() {
     const s = store.state;
     const step = s.story > 0 ? lab.story[s.story - 1] : undefined;
     const key = `${s.story} ${runs.first.generation}`;
     if (!step?.point || !s.playing || pointSaid === key) return;
-    const said = step.point(runs.all().map((r) => r.evaluations.at(-1)), runs.paired.at(-1));
-    if (!said) return;
-    pointSaid = key;
-    store.setPlaying(false);
-    showPoint(`Shown at step ${runs.first.currentStep()}: ${said} Press Next to go on, or Play to keep watching.`);
+    if (pointChecked.key !== key) pointChecked = { key, step: -1 };
+    const [first, second] = runs.all();
+    for (const e of first.evaluations) {
+      if (e.step <= pointChecked.step) continue;
+      const other = second?.evaluations.find((x) => x.step === e.step);
+      // The compared run has not evaluated this step yet: the next snapshot goes on from here.
+      if (second && !other) return;
+      pointChecked.step = e.step;
+      const paired = runs.paired.filter((p) => p.step <= e.step).at(-1);
+      const said = step.point(other ? [e, other] : [e], paired);
+      if (!said) continue;
+      pointSaid = key;
+      store.setPlaying(false);
+      showPoint(`Shown at step ${e.step}: ${said} Press Next to go on, or Play to keep watching.`);
+      return;
+    }
   }
 
   /** @param {string} text */

@@ -46,22 +46,29 @@ async function played(lab, n) {
 const first = (history, ok) => history.find(ok);
 
 /**
- * Asserts that the step paused at its point, shown by the latest evaluation(s), and returns
- * the step of the first evaluation (of every run, at the same step) that showed it, which
- * is within the budget. (At full speed a run may go on for a frame past that evaluation
- * before the page pauses.)
- * @param {{ said: string, runs: Evaluation[][], budget: number }} r @param {(latest: Evaluation[]) => boolean} ok
+ * Asserts that the step paused at its point, at the first evaluation that shows it, within
+ * the budget: the step the story names, where every run's evaluation meets `ok` and no
+ * earlier one did. Returns that step.
+ * @param {{ said: string, runs: Evaluation[][], budget: number }} r @param {(at: Evaluation[]) => boolean} ok
  * @param {string} context
  */
 function pointReached(r, ok, context) {
-  assert.match(r.said, /^Shown at step \d+: /, `${context}: paused at its point, not its budget (“${r.said}”)`);
-  const latest = r.runs.map((h) => /** @type {Evaluation} */ (h.at(-1)));
-  assert.ok(ok(latest), `${context}: ${JSON.stringify(latest)}`);
-  const shownAt = r.runs[0].map((e) => e.step).find((step) => {
-    const at = r.runs.map((h) => h.find((e) => e.step === step));
-    return at.every(Boolean) && ok(/** @type {Evaluation[]} */ (at));
+  const m = /^Shown at step (\d+): /.exec(r.said);
+  assert.ok(m, `${context}: paused at its point, not its budget (“${r.said}”)`);
+  const shownAt = Number(m[1]);
+  /** Each run's evaluation at `step`, if every run made one. @param {number} step */
+  const at = (step) => {
+    const es = r.runs.map((h) => h.find((e) => e.step === step));
+    return es.every(Boolean) ? /** @type {Evaluation[]} */ (es) : null;
+  };
+  const there = at(shownAt);
+  assert.ok(there && ok(there), `${context}: at step ${shownAt}: ${JSON.stringify(there)}`);
+  const earlier = r.runs[0].filter((e) => e.step < shownAt).find((e) => {
+    const es = at(e.step);
+    return es !== null && ok(es);
   });
-  assert.ok(shownAt !== undefined && shownAt <= r.budget, `${context}: first shown at step ${shownAt}, within the budget of ${r.budget}`);
+  assert.equal(earlier, undefined, `${context}: shown at the first evaluation that shows it`);
+  assert.ok(shownAt <= r.budget, `${context}: shown at step ${shownAt}, within the budget of ${r.budget}`);
   return shownAt;
 }
 
@@ -187,8 +194,8 @@ test('sparse story, step 2: within a hundred steps or so the model labels fresh 
 
 test('sparse story, step 3: with 20 samples the training set is memorised while the test accuracy stays low', async () => {
   const r = await played(sparse, 3);
-  pointReached(r, ([, few]) => few.train_accuracy >= 1 && few.test_accuracy < 0.9 && few.step >= 300, 'step 3');
-  const enough = /** @type {Evaluation} */ (r.runs[0].at(-1));
+  const shownAt = pointReached(r, ([, few]) => few.train_accuracy >= 1 && few.test_accuracy < 0.9 && few.step >= 300, 'step 3');
+  const enough = /** @type {Evaluation} */ (r.runs[0].find((e) => e.step === shownAt));
   assert.ok(enough.test_accuracy >= 0.95, `with 200 samples: ${JSON.stringify(enough)}`);
 });
 
@@ -201,6 +208,14 @@ test('sparse story, step 4: parity sits near 50%, then jumps within a few dozen 
   assert.ok(lastLow >= 25, `near 50% until step ${lastLow}`);
   assert.ok(jumped - lastLow <= 75, `from below 60% at step ${lastLow} to 90% at step ${jumped}`);
   assert.ok(history.every((e) => e.step > lastLow || e.test_accuracy < 0.6), 'no rise before the jump');
+  assert.match(sparse.story[3].text, /about 50 steps for this seed/);
+  assert.ok(lastLow >= 40 && lastLow <= 75, `near 50% until step ${lastLow}: “about 50 steps”`);
+  // “2 of 20 are still on it after 5,000 steps”: the budget's runs, seeds 0–19.
+  assert.match(sparse.story[3].text, /2 of 20 are still on it after 5,000 steps/);
+  const [head, ...rows] = readFileSync(new URL('../../results/sparse-budget-parity-2.csv', import.meta.url), 'utf8').trim().split('\n');
+  const test = head.split(',').indexOf('test_acc');
+  assert.equal(rows.length, 20);
+  assert.equal(rows.filter((row) => Number(row.split(',')[test]) < 0.6).length, 2);
 });
 
 test('sparse story, step 5: one head and four both learn; the one head puts more of its attention on the hidden bits', async () => {
