@@ -135,10 +135,18 @@ impl FieldValue for f32 {
         };
         let x = number(value, is_decimal_text)?;
         // Read as f64 and rounded once to f32, as a page's Math.fround does; a positive
-        // value that rounds to 0 is refused, not taken as 0.
+        // value that rounds to 0 (in f32, or already in f64: "1e-400") is refused, not
+        // taken as 0.
         let x32 = x as f32;
+        let written_zero = match value {
+            Value::Text(t) => !t
+                .split(['e', 'E'])
+                .next()
+                .is_some_and(|m| m.contains(|c: char| ('1'..='9').contains(&c))),
+            _ => true,
+        };
         let low = if zero {
-            x == 0.0 || x32 > 0.0
+            (x == 0.0 && written_zero) || x32 > 0.0
         } else {
             x32 > 0.0
         };

@@ -346,7 +346,7 @@ fn trace_writes_every_step_of_a_run_from_a_weights_file() {
     let bytes: Vec<u8> = start.iter().flat_map(|x| x.to_le_bytes()).collect();
     let file = |preset: &str, format: &str, count: usize| {
         format!(
-            r#"{{"format": "{format}", "version": 2, "lab": "copying", "preset": "{preset}", "config": {{"vocab": 20}}, "step": 0, "count": {count}, "params": "{}"}}"#,
+            r#"{{"format": "{format}", "version": 2, "lab": "copying", "preset": "{preset}", "config": {{"task": "copy", "distinct": true, "vocab": 20, "learning_rate": 0.001, "seed": 0}}, "step": 0, "count": {count}, "params": "{}"}}"#,
             base64(&bytes)
         )
     };

@@ -502,7 +502,11 @@ fn saved_weights_load_into_a_fresh_trainer_and_show_the_same_maps() {
             assert_eq!(got, Ok(()), "{x}");
         } else {
             let said = got.unwrap_err().to_string();
-            let shown = if x.abs() < 1e7 { x.to_string() } else { format!("{x:e}") };
+            let shown = if x.abs() < 1e7 {
+                x.to_string()
+            } else {
+                format!("{x:e}")
+            };
             assert!(said.contains(&format!("value 9 is {shown},")), "{said}");
             assert!(said.contains("from −1e6 to 1e6"), "{said}");
         }

@@ -11,7 +11,7 @@
 use attention_playground::run::Run as _;
 use attention_playground::settings::Settings;
 use attention_playground::settings::Value;
-use attention_playground::sparse::config::SparseConfig;
+use attention_playground::sparse::config::{Positions, SparseConfig};
 use attention_playground::sparse::scaling::{
     fit_law, held_out, log2_choose, median, Law, SampleSearch,
 };
@@ -293,15 +293,17 @@ fn merge(argv: &[String]) -> Result<(), String> {
             } else {
                 ("learned", "0")
             };
+            // The decay as an f32 writes it (the page writes 1e-7 where Rust writes 0.0000001).
+            let decay: f32 = decay.parse().map_err(|_| bad())?;
+            if !Positions::CHOICES.iter().any(|c| c.name == positions) {
+                return Err(bad());
+            }
             let this = (
                 f[0].to_string(),
                 f[1].parse().map_err(|_| bad())?,
                 positions.to_string(),
                 decay.to_string(),
             );
-            if decay.parse::<f64>().is_err() {
-                return Err(bad());
-            }
             if *kind.get_or_insert_with(|| this.clone()) != this {
                 return Err(format!(
                     "{file}: rows of {} of {} bits{} beside rows of another function, sparsity \

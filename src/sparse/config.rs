@@ -94,8 +94,9 @@ settings! {
         pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
             default 1e-2, live;
         /// AdamW's decoupled weight decay `λ`: before each Adam update, every weight matrix
-        /// (the query, the key, value, hidden and output maps; not the embeddings or the
-        /// biases, as minGPT decays) is multiplied by `1 − lr·λ`.
+        /// (the query, the key, value, hidden and output maps) is multiplied by `1 − lr·λ`;
+        /// the embeddings and biases are not (our choice, after minGPT's rule of decaying
+        /// only linear layers' weights; the `[CLS]` query, a parameter here, is decayed).
         pub weight_decay: f32 = "Weight decay", Range::NonNegative(MAX_WEIGHT_DECAY),
             default 0.0;
         pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED), default 0;
@@ -171,7 +172,8 @@ impl Settings for SparseConfig {
                 ),
             ));
         }
-        if f64::from(self.learning_rate) * f64::from(self.weight_decay) >= 1.0 {
+        // As the optimiser computes it: each decayed weight is multiplied by 1 − lr·λ in f32.
+        if 1.0 - self.learning_rate * self.weight_decay <= 0.0 {
             return Err(refuse(
                 "weight_decay",
                 format!(
@@ -256,7 +258,7 @@ mod tests {
     #[test]
     fn weight_decay_and_position_codes_are_checked() {
         let mut c = SparseConfig::default();
-        for bad in ["-1", "10.5", "NaN", "1e-50", "x"] {
+        for bad in ["-1", "10.5", "NaN", "1e-50", "1e-400", "x"] {
             let e = c.set("weight_decay", Value::Text(bad)).unwrap_err();
             assert!(
                 e.to_string()
@@ -266,6 +268,7 @@ mod tests {
         }
         assert_eq!(c, SparseConfig::default());
         c.set("weight_decay", Value::Text("0")).unwrap();
+        c.set("weight_decay", Value::Text("0.000e-5")).unwrap();
         c.set("weight_decay", Value::Number(-0.0)).unwrap();
         assert!(c.weight_decay.is_sign_positive() && c.weight_decay == 0.0);
         c.set("weight_decay", Value::Text("10")).unwrap();

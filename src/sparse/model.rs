@@ -1,5 +1,6 @@
 //! The sparse lab's model (docs/science.md 2, the paper's `f_tf-scalar`): each of `T` positions
-//! is a bit embedding plus a learned position embedding (width `d`); `K` heads each attend
+//! is a bit embedding plus a position code (width `d`: learned, or fixed by
+//! [`position_codes`]); `K` heads each attend
 //! from a learned `[CLS]` query over the positions (`softmax_t(q·W_K x_t / √d)`) and return
 //! `Σ_t α_t W_V x_t`; the heads' outputs, concatenated, go through a ReLU layer to one
 //! logit; the loss is the logistic loss. The query is a parameter, so a position's score and

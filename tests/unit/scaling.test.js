@@ -76,3 +76,12 @@ test('failed runs count as not learned; a length no size learns ends with none',
   assert.ok(/** @type {number} */ (by[8]) >= 40 && /** @type {number} */ (by[8]) <= 48);
   assert.match(plan.summary(), /m\* found for 5 of 6 lengths/);
 });
+
+test('lengths whose settings are refused are not searched, and the summary says why', () => {
+  // One-hot position codes need a width d of at least T: with d = 64, T = 128 and 256 are refused.
+  const plan = new ScalingPlan({ ...base, positions: 'one-hot', width: 64 }, wasm);
+  assert.deepEqual(plan.lengths.map((l) => l.t), LENGTHS.filter((t) => t <= 64));
+  assert.deepEqual(plan.refused.map((r) => r.t), LENGTHS.filter((t) => t > 64));
+  assert.match(plan.summary(), /Not searched: T = 128, 256, whose settings are refused \(Position codes \(positions\): must be learned, sinusoidal or random when the width d \(64\) is less than the length T \(128\)/);
+  assert.ok(plan.next().every((j) => j.t <= 64));
+});

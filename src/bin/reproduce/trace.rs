@@ -6,14 +6,15 @@
 use attention_playground::copying::config::Config;
 use attention_playground::copying::train::Trainer;
 use attention_playground::run::Run;
+use attention_playground::settings::{Settings, Value};
 use std::io::Write;
 use std::path::Path;
 
 pub const HELP: &str = "\
 reproduce trace WEIGHTS --preset NAME [--steps N] --out DIR
   trains preset NAME from the parameters of the weights file WEIGHTS (the page's format,
-  docs/file-formats.md; a file naming another preset is refused) for N steps [20] on one
-  thread, and writes into DIR:
+  docs/file-formats.md; a file of another lab or preset, or whose settings are not the
+  preset's, is refused) for N steps [20] on one thread, and writes into DIR:
     trace.txt        the sizes: batch, src_len, tgt_len, n_tok, hidden, params, steps
     batches.u32      each step's batch: source (Ls, B), target_in (Lt, B), target_out
                      (Lt, B), little-endian u32, one step after another
@@ -34,6 +35,9 @@ pub fn trace(argv: &[String]) -> Result<(), String> {
             "--out" => out = Some(value()?.to_string()),
             "--help" | "-h" => return Err(HELP.into()),
             f if f.starts_with("--") => return Err(format!("trace: unknown option {f:?}")),
+            _ if weights.is_some() => {
+                return Err(format!("trace: one weights file, got {a:?} too"))
+            }
             _ => weights = Some(a.clone()),
         }
     }
@@ -42,7 +46,7 @@ pub fn trace(argv: &[String]) -> Result<(), String> {
     };
     let config = Config::preset(&preset).ok_or(format!("trace: no preset {preset:?}"))?;
     let text = std::fs::read_to_string(&weights).map_err(|e| format!("{weights}: {e}"))?;
-    let params = read_weights(&text, &preset).map_err(|e| format!("{weights}: {e}"))?;
+    let params = read_weights(&text, &preset, &config).map_err(|e| format!("{weights}: {e}"))?;
     let mut t = Trainer::new(config).map_err(|e| e.to_string())?;
     t.load_params(&params, 0)
         .map_err(|e| format!("{weights}: {e}"))?;
@@ -87,16 +91,35 @@ pub fn trace(argv: &[String]) -> Result<(), String> {
 }
 
 /// The parameters of a weights file (its `params`, base64 of little-endian f32, `count` of
-/// them) of the copying lab and of preset `preset`.
-pub fn read_weights(text: &str, preset: &str) -> Result<Vec<f32>, String> {
+/// them) of the copying lab's preset `preset`, whose settings `config` its own must be.
+pub fn read_weights(text: &str, preset: &str, config: &Config) -> Result<Vec<f32>, String> {
     if string_field(text, "format").as_deref() != Some("attention-playground-weights") {
         return Err("not a weights file (its format must be attention-playground-weights)".into());
     }
-    if let Some(lab) = string_field(text, "lab").filter(|l| l != "copying") {
-        return Err(format!("weights of the {lab} lab, not the copying lab's"));
+    match string_field(text, "lab") {
+        Some(lab) if lab == "copying" => {}
+        Some(lab) => return Err(format!("weights of the {lab} lab, not the copying lab's")),
+        None => return Err("no lab named (it must be copying)".into()),
     }
-    if let Some(named) = string_field(text, "preset").filter(|p| p != preset) {
-        return Err(format!("weights of preset {named}, not {preset}"));
+    match string_field(text, "preset") {
+        Some(named) if named == preset => {}
+        Some(named) => return Err(format!("weights of preset {named}, not {preset}")),
+        None => return Err(format!("no preset named (it must be {preset})")),
+    }
+    let pairs = object_field(text, "config").ok_or("no config")?;
+    for (key, value) in pairs {
+        let mut c = config.clone();
+        let read = match value.as_str() {
+            "true" => Value::Switch(true),
+            "false" => Value::Switch(false),
+            v => Value::Text(v.trim_matches('"')),
+        };
+        c.set(&key, read).map_err(|e| format!("config: {e}"))?;
+        if c != *config {
+            return Err(format!(
+                "its settings are not preset {preset}'s: {key} is {value}"
+            ));
+        }
     }
     let bytes = base64(&string_field(text, "params").ok_or("no params")?)?;
     if bytes.len() % 4 != 0 {
@@ -114,6 +137,20 @@ pub fn read_weights(text: &str, preset: &str) -> Result<Vec<f32>, String> {
         ));
     }
     Ok(params)
+}
+
+/// The `key: value` pairs of the flat object field `key` (a settings object: numbers,
+/// switches and names, none holding a comma or a brace), values as written.
+fn object_field(text: &str, key: &str) -> Option<Vec<(String, String)>> {
+    let rest = after_key(text, key)?.strip_prefix('{')?;
+    let body = &rest[..rest.find('}')?];
+    body.split(',')
+        .filter(|p| !p.trim().is_empty())
+        .map(|pair| {
+            let (k, v) = pair.split_once(':')?;
+            Some((k.trim().trim_matches('"').to_string(), v.trim().to_string()))
+        })
+        .collect()
 }
 
 /// The value of the top-level string field `key` (written without escapes, as the page and

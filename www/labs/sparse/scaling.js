@@ -42,8 +42,20 @@ export class ScalingPlan {
   constructor(config, wasm) {
     /** @private */ this.config = config;
     /** @private */ this.wasm = wasm;
+    /** The lengths whose settings the trainer refuses (one-hot position codes longer than
+     * the width), each with the refusal: not searched. @type {{ t: number, message: string }[]} */
+    this.refused = [];
+    const searched = LENGTHS.filter((t) => {
+      try {
+        wasm.validateConfig('sparse', { ...config, length: t, samples: START, seed: 0, eval_every: STEPS });
+        return true;
+      } catch (e) {
+        this.refused.push({ t, message: /** @type {Error} */ (e).message });
+        return false;
+      }
+    });
     /** @type {Length[]} */
-    this.lengths = LENGTHS.map((t) => ({ t, search: new wasm.SampleSearch(START, MAX, RATIO), probes: [] }));
+    this.lengths = searched.map((t) => ({ t, search: new wasm.SampleSearch(START, MAX, RATIO), probes: [] }));
     /** @private @type {string[]} the CSV's rows so far */ this.rows = [];
     /** The hidden bits, for the information limit. */
     this.sparsity = Number(config.sparsity);
@@ -127,9 +139,14 @@ export class ScalingPlan {
   summary() {
     const over = this.lengths.filter(ScalingPlan.over).length;
     const runs = this.rows.length;
-    return this.done()
-      ? `Done: m* found for ${this.lengths.filter((l) => this.best(l) !== null).length} of ${LENGTHS.length} lengths, ${runs} runs.`
-      : `${over} of ${LENGTHS.length} lengths done, ${runs} runs so far.`;
+    const n = this.lengths.length;
+    const said = this.done()
+      ? `Done: m* found for ${this.lengths.filter((l) => this.best(l) !== null).length} of ${n} lengths, ${runs} runs.`
+      : `${over} of ${n} lengths done, ${runs} runs so far.`;
+    const refused = this.refused.length
+      ? ` Not searched: T = ${this.refused.map((r) => r.t).join(', ')}, whose settings are refused (${this.refused[0].message}).`
+      : '';
+    return said + refused;
   }
 
   csv() {
