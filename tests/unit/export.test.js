@@ -72,6 +72,15 @@ test('malformed run files are refused with a message', async () => {
     [{ ...good, shown: { ...good.shown, shape: { tgtLen: 2.5, srcLen: 2, heads: 1 } } }, /run file: shown.shape must give/],
     [{ ...good, preset: 'toString', config: { ...good.config, hidden: -1 } }, /run file: its settings: Width H \(hidden\): must be a whole number from 1 to 1024, got -1$/],
     [{ ...good, lab: 'sparse' }, /run file: it is a run of the lab "sparse", this page shows “copying”$/],
+    // Values outside their range: α a distribution, β a number, accuracies from 0 to 1, no
+    // Infinity (JSON's 1e309), tokens of the vocabulary.
+    [{ ...good, shown: { ...good.shown, alpha: [1e38, 0, 0, 0, 0, 0] } }, /run file: shown.alpha\[0\] must be a number from 0 to 1, got 1e\+38$/],
+    [{ ...good, shown: { ...good.shown, alpha: [0.5, -5, 0, 0, 0, 0] } }, /run file: shown.alpha\[1\] must be a number from 0 to 1, got -5$/],
+    [{ ...good, shown: { ...good.shown, alpha: [0.5, 0.5, null, 0, 0, 0] } }, /run file: shown.alpha\[2\] must be a number from 0 to 1, got NaN$/],
+    [{ ...good, shown: { ...good.shown, beta: [0, 0, 0, null, 0, 0] } }, /run file: shown.beta\[3\] must be a number, got NaN$/],
+    [{ ...good, shown: { ...good.shown, source: [4, 5, 600] } }, /run file: shown.source\[2\] must be a number from 0 to 31, got 600$/],
+    [JSON.parse(JSON.stringify(good).replace('"loss":3,', '"loss":1e309,')), /run file: evaluation 1: loss must be a finite number, got Infinity$/],
+    [{ ...good, history: { ...good.history, evaluations: [{ ...good.history.evaluations[0], token_accuracy: 1.5 }] } }, /run file: evaluation 1: token_accuracy must be a number from 0 to 1, got 1.5$/],
   ];
   for (const [f, message] of cases) assert.throws(() => readRunFile(f, copying, validate, 'copying'), message);
 });

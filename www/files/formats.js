@@ -189,8 +189,9 @@ function checker(kind) {
     /** A number; null (JSON's NaN) is read as NaN. @param {unknown} v @param {string} name */
     number(v, name) {
       if (v === null) return NaN;
-      if (typeof v !== 'number') refuse(`${name} must be a number, got ${shown(v)}`);
-      return v;
+      // JSON has no Infinity: a number too large for a double (1e309) reads as one.
+      if (typeof v !== 'number' || !Number.isFinite(v)) refuse(`${name} must be a finite number, got ${typeof v === 'number' ? v : shown(v)}`);
+      return /** @type {number} */ (v);
     },
     /** @param {unknown} v @param {string} name @param {number} [max] characters */
     text(v, name, max = 100) {
@@ -207,7 +208,7 @@ function checker(kind) {
  * `lab` says what its evaluations and snapshot hold; `validate` is the trainer's verdict on
  * its settings.
  * @param {any} f parsed JSON
- * @param {{ name: string, metrics: { key: string }[], arrays: Arrays, checkSnapshot(s: Snapshot): string | null }} lab
+ * @param {{ name: string, metrics: { key: string, range?: [number, number] }[], arrays: Arrays, checkSnapshot(s: Snapshot): string | null }} lab
  * @param {(config: Record<string, unknown>) => { config: Record<string, unknown> } | { error: string }} validate
  * @param {string} unnamed the lab of a file that names none (version 1 came before there were two)
  * @returns {SavedRun}
@@ -233,9 +234,11 @@ export function readRunFile(f, lab, validate, unnamed) {
     const out = { step: c.whole(e.step, `${name}: step`) };
     if (out.step <= last) c.refuse(`${name}: step ${out.step} does not come after step ${last}`);
     last = out.step;
-    for (const m of metrics) {
+    for (const { key: m, range } of lab.metrics) {
       if (!Object.hasOwn(e, m)) c.refuse(`${name} (step ${out.step}) has no ${m}`);
-      out[m] = c.number(e[m], `${name}: ${m}`);
+      const x = c.number(e[m], `${name}: ${m}`);
+      if (range && (x < range[0] || x > range[1])) c.refuse(`${name}: ${m} must be a number from ${range[0]} to ${range[1]}, got ${x}`);
+      out[m] = x;
     }
     // A metric by head (`attention_accuracy_h3`), where the run has several.
     for (const k of Object.keys(e)) {

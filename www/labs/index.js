@@ -84,8 +84,9 @@ import { sparse } from './sparse/lab.js';
 /**
  * An evaluation metric (a column of the run's history); `column`: its name in the history
  * CSV where that is not its key (the CSV's own columns are `step` and `train_loss`, the
- * training loss of each update).
- * @typedef {{ key: string, label: string, format(x: number): string, column?: string }} Metric
+ * training loss of each update); `range`: the values a run file's evaluations may give it
+ * (besides null, a NaN).
+ * @typedef {{ key: string, label: string, format(x: number): string, column?: string, range?: [number, number] }} Metric
  */
 
 /**

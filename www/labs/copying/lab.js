@@ -6,6 +6,7 @@
 // model is the Rust crate's (the wasm facade's lab "copying"). Pure: no DOM here.
 
 import { createViews, explain } from './views.js';
+import { outsideRange } from '../ranges.js';
 
 /** @typedef {import('../index.js').Lab} Lab */
 
@@ -233,12 +234,12 @@ export const copying = {
     },
   ],
   metrics: [
-    { key: 'loss', label: 'loss', format: (x) => x.toFixed(3), column: 'eval_loss' },
-    { key: 'token_accuracy', label: 'token accuracy', format: pct },
-    { key: 'attention_accuracy', label: 'attention accuracy', format: pct },
-    { key: 'ktiw_accuracy', label: 'KTIW accuracy', format: pct },
-    { key: 'ktiw_score', label: 'KTIW score', format: pct },
-    { key: 'agreement', label: 'top-5% agreement of β with α', format: pct },
+    { key: 'loss', label: 'loss', format: (x) => x.toFixed(3), column: 'eval_loss', range: [0, Infinity] },
+    { key: 'token_accuracy', label: 'token accuracy', format: pct, range: [0, 1] },
+    { key: 'attention_accuracy', label: 'attention accuracy', format: pct, range: [0, 1] },
+    { key: 'ktiw_accuracy', label: 'KTIW accuracy', format: pct, range: [0, 1] },
+    { key: 'ktiw_score', label: 'KTIW score', format: pct, range: [0, 1] },
+    { key: 'agreement', label: 'top-5% agreement of β with α', format: pct, range: [0, 1] },
   ],
   charts(names, compare, config) {
     const heads = Number(config?.heads ?? 1);
@@ -334,7 +335,19 @@ export const copying = {
     const perHead = /** @type {Float32Array[]} */ (s.perHead);
     if (perHead.length !== 0 && perHead.length !== heads) return `shown.perHead holds ${perHead.length} maps for ${heads} heads`;
     if (perHead.some((m) => m.length !== cells)) return `a map of shown.perHead does not have the shape ${tgtLen}×${srcLen}`;
-    return null;
+    // α is a distribution over the source, β a log-odds (any number, not NaN); the tokens are
+    // of the vocabulary and EOS/SOS.
+    const maps = [['alpha', s.alpha], ...perHead.map((m, k) => [`perHead[${k}]`, m])];
+    for (const [name, values] of /** @type {[string, Float32Array][]} */ (maps)) {
+      const bad = outsideRange(`shown.${name}`, values, 0, 1);
+      if (bad) return bad;
+    }
+    const beta = outsideRange('shown.beta', /** @type {Float32Array} */ (s.beta), -Infinity, Infinity);
+    if (beta) return beta;
+    const tokens = Number(s.config.vocab) + 1;
+    return outsideRange('shown.source', /** @type {Uint32Array} */ (s.source), 0, tokens)
+      ?? outsideRange('shown.target', /** @type {Uint32Array} */ (s.target), 0, tokens)
+      ?? outsideRange('shown.aligned', /** @type {Uint32Array} */ (s.aligned), 0, Number(srcLen) - 1);
   },
   explain,
   createViews,

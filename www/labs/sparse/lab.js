@@ -7,6 +7,7 @@
 // Pure: no DOM here.
 
 import { createViews, explain } from './views.js';
+import { outsideRange } from '../ranges.js';
 import { scalingExperiment } from './scaling.js';
 import { createScalingView } from './scaling-view.js';
 
@@ -153,12 +154,12 @@ export const sparse = {
     },
   ],
   metrics: [
-    { key: 'train_loss', label: 'train loss', format: (x) => x.toFixed(3), column: 'train_set_loss' },
-    { key: 'train_accuracy', label: 'train accuracy', format: pct },
-    { key: 'test_loss', label: 'test loss', format: (x) => x.toFixed(3) },
-    { key: 'test_accuracy', label: 'test accuracy', format: pct },
-    { key: 'mass', label: 'attention on the hidden positions', format: pct },
-    { key: 'found', label: 'hidden positions found', format: (x) => (x ? 'yes' : 'no') },
+    { key: 'train_loss', label: 'train loss', format: (x) => x.toFixed(3), column: 'train_set_loss', range: [0, Infinity] },
+    { key: 'train_accuracy', label: 'train accuracy', format: pct, range: [0, 1] },
+    { key: 'test_loss', label: 'test loss', format: (x) => x.toFixed(3), range: [0, Infinity] },
+    { key: 'test_accuracy', label: 'test accuracy', format: pct, range: [0, 1] },
+    { key: 'mass', label: 'attention on the hidden positions', format: pct, range: [0, 1] },
+    { key: 'found', label: 'hidden positions found', format: (x) => (x ? 'yes' : 'no'), range: [0, 1] },
   ],
   charts(names, compare, config) {
     void compare;
@@ -233,7 +234,14 @@ export const sparse = {
     }
     if (at('hidden') < 1 || at('hidden') > t) return `shown.hidden holds ${at('hidden')} positions for a length of ${t}`;
     if (at('picture') !== at('pictureSteps') * t) return `shown.picture holds ${at('picture')} values for ${at('pictureSteps')} rows of ${t}`;
-    return null;
+    // Attention is a distribution; bits and labels are 0 or 1; hidden positions are positions.
+    const of = (/** @type {string} */ name) => /** @type {ArrayLike<number>} */ (/** @type {any} */ (s)[name]);
+    return outsideRange('shown.attention', of('attention'), 0, 1)
+      ?? outsideRange('shown.inputAttention', of('inputAttention'), 0, 1)
+      ?? outsideRange('shown.picture', of('picture'), 0, 1)
+      ?? outsideRange('shown.input', of('input'), 0, 1)
+      ?? outsideRange('shown.label', of('label'), 0, 1)
+      ?? outsideRange('shown.hidden', of('hidden'), 0, t - 1);
   },
   explain,
   createViews,
