@@ -46,7 +46,10 @@ export function hiddenParts(embed, hide, lab) {
  * @param {string[]} hidden */
 export function hideParts(hidden) {
   for (const el of document.querySelectorAll('[data-part]')) {
-    el.classList.toggle('ap-part-hidden', hidden.includes(/** @type {HTMLElement} */ (el).dataset.part ?? ''));
+    const hide = hidden.includes(/** @type {HTMLElement} */ (el).dataset.part ?? '');
+    // The page's one level-one heading stays for screen readers when it is not shown.
+    if (el.tagName === 'H1') el.classList.toggle('ap-visually-hidden', hide);
+    else el.classList.toggle('ap-part-hidden', hide);
   }
 }
 

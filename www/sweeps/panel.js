@@ -90,7 +90,8 @@ export class SweepPanel {
       const body = h('tbody');
       const table = h('table', { class: 'sweep-seeds' },
         h('thead', {}, h('tr', {}, ...['seed', 'outcome', `${pct(spec.success.at)} at`, 'now',
-          spec.order ? 'first passed' : '', ''].map((t) => h('th', { scope: 'col' }, t)))),
+          ...(spec.order ? ['first passed'] : [])].map((t) => h('th', { scope: 'col' }, t)),
+        h('th', { scope: 'col' }, h('span', { class: 'ap-visually-hidden' }, 'open as the run on screen')))),
         body);
       col.append(h('details', { class: 'sweep-table' }, h('summary', {}, 'Each seed'), table));
       this.cols.append(col);
@@ -191,22 +192,23 @@ export class SweepPanel {
    * @private @param {number} i @param {SeedResult[]} results */
   table(i, results) {
     const body = this.parts.tables[i];
+    const order = this.store.lab.sweep.order;
     const seeds = results.map((r) => r.seed).join(',');
     if (seeds !== this.parts.rows[i]) {
       this.parts.rows[i] = seeds;
       body.replaceChildren(...results.map((r) => {
         const open = h('button', { type: 'button', 'data-seed': r.seed, 'aria-label': `Open seed ${r.seed}` }, 'Open');
         open.addEventListener('click', () => this.open(r.seed));
-        return h('tr', {}, h('td', {}, String(r.seed)), h('td'), h('td'), h('td'), h('td'), h('td', {}, open));
+        const cells = Array.from({ length: order ? 4 : 3 }, () => h('td'));
+        return h('tr', {}, h('td', {}, String(r.seed)), ...cells, h('td', {}, open));
       }));
     }
-    const order = this.store.lab.sweep.order;
     results.forEach((r, k) => {
       const tr = /** @type {HTMLTableRowElement} */ (body.rows[k]);
       if (tr.dataset.outcome !== r.outcome) tr.dataset.outcome = r.outcome;
       let first = '';
       if (order && r.firstAt !== null && r.thenAt !== null) first = order.names[r.firstAt < r.thenAt ? 0 : 1];
-      const cells = [OUTCOME[r.outcome].words, r.reachedAt === null ? '–' : String(r.reachedAt), r.value === null ? '–' : pct(r.value), first];
+      const cells = [OUTCOME[r.outcome].words, r.reachedAt === null ? '–' : String(r.reachedAt), r.value === null ? '–' : pct(r.value), ...(order ? [first] : [])];
       cells.forEach((text, c) => setText(/** @type {HTMLElement} */ (tr.cells[c + 1]), text));
       const why = r.failed ?? '';
       if (tr.cells[1].title !== why) tr.cells[1].title = why;
