@@ -310,6 +310,13 @@ async function boot() {
   problems.push(...store.readLink(location.search));
   // A trainer that could not start (said in the status) is not played.
   if (params.get('autoplay') === '1' && !runs.first.dead) store.setPlaying(true);
+  // A story step opened from its link plays as it does from Next, unless the reader asked
+  // for reduced motion: then it waits, and says so.
+  const linked = store.state.story > 0 ? lab.story[store.state.story - 1] : undefined;
+  if (linked?.play && !store.state.playing && !runs.first.dead) {
+    if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) showPoint('Press Play to start this step (it waits because this device asks for reduced motion).');
+    else store.setPlaying(true);
+  }
   if (problems.length) showStatus(`Not applied from the link: ${summarize(problems)}. The rest of it applies.`, 'warn');
 
   // The views and the address bar follow the store.

@@ -156,6 +156,27 @@ test('a hand-written story=N link sets up step N’s run: its preset, its compar
   await context.close();
 });
 
+test('a story step opened from its link starts playing; with reduced motion it waits and says Press Play', async () => {
+  for (const lab of ['', '&lab=sparse']) {
+    const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1${lab}&story=2`);
+    // Within about 2 s of the page showing its run (a generous bound for a busy machine).
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap.state().playing === true, null, { timeout: 4000 });
+    await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step > 0);
+    assert.equal(await page.textContent('#play'), 'Pause');
+    assert.deepEqual(errors, []);
+    await context.close();
+    const still = await freshPage(env.browser, `${env.url}?v=1${lab}&story=2`, { reducedMotion: 'reduce' });
+    await still.page.waitForSelector('#story-point:not([hidden])');
+    assert.match(await still.page.textContent('#story-point') ?? '', /^Press Play to start this step/);
+    assert.equal(await still.page.evaluate(() => /** @type {any} */ (window).__ap.state().playing), false);
+    await still.page.click('#play');
+    await still.page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step > 0);
+    assert.equal(await still.page.isVisible('#story-point'), false, 'Play hides what was said');
+    assert.deepEqual(still.errors, []);
+    await still.context.close();
+  }
+});
+
 test('compared runs advance in step: the faster (one head) waits for the slower (eight heads)', async () => {
   const { context, page, errors } = await freshPage(env.browser, `${env.url}?preset=small-hard&compare=heads&speed=1000&hidden=32`);
   await page.click('#play');

@@ -48,3 +48,12 @@ test('backend=auto takes the GPU for the paper-size copying run, not for the sma
   assert.equal(LABS.copying.gpu?.({ hidden: 64, batch: 32 }), false);
   assert.equal(LABS.sparse.gpu, undefined, 'the sparse lab trains on the CPU only');
 });
+
+test('every story step that plays says when it will pause; every one that does not says what to press', () => {
+  for (const lab of Object.values(LABS)) {
+    lab.story.forEach((step, i) => {
+      if (step.play) assert.match(step.text, /paus/, `${lab.name} step ${i + 1}: “${step.text.slice(0, 60)}…”`);
+      else assert.match(step.text, /[Pp]ress (Next|Play)/, `${lab.name} step ${i + 1}`);
+    });
+  }
+});

@@ -186,7 +186,8 @@ export const copying = {
       title: 'Uniform attention still learns KTIW',
       text: 'The second run has its attention forced to be even (it sees the average of the source). Its KTIW '
         + 'accuracy still rises past 50% within a few dozen steps: knowing which word translates to which does not '
-        + 'need attention, and it is what attention later learns to follow. Its token accuracy stays low.',
+        + 'need attention, and it is what attention later learns to follow. Its token accuracy stays low. The runs pause at '
+        + '200 steps.',
       preset: 'small-easy',
       compare: 'attention',
       speed: 1,

@@ -122,7 +122,8 @@ export const sparse = {
       title: 'Too few samples: memorised',
       text: 'The same task with 200 samples (solid) and with 20 (dashed), same seed and hidden bits. With 20, many '
         + 'other triples of positions explain the labels as well as the hidden one, and the model memorises: its train '
-        + 'accuracy reaches 100% while its test accuracy stays low and its attention never settles on S.',
+        + 'accuracy reaches 100% while its test accuracy stays low and its attention never settles on S. The runs pause once '
+        + 'the 20-sample run has memorised its training set.',
       preset: 'and-3',
       compare: 'samples',
       speed: 4,
@@ -146,7 +147,8 @@ export const sparse = {
       title: 'One head, or four',
       text: 'One head (solid) against four (dashed), same seed. Both learn here (in every one of 20 seeds), but not '
         + 'alike: the single head has to spread its attention over all three hidden bits at once, while of four heads one '
-        + 'or two may take them and the others look elsewhere. Compare the two pictures of attention over training.',
+        + 'or two may take them and the others look elsewhere. Compare the two pictures of attention over training. The runs '
+        + 'pause at 600 steps.',
       preset: 'and-3-one-head',
       compare: 'heads',
       speed: 4,
