@@ -28,7 +28,8 @@ const runningIn = (f) => f.evaluate(() => /** @type {any} */ (window).__ap.shown
 /** Whether the element is displayed. @param {import('playwright-core').Frame} f @param {string} sel */
 const shown = (f, sel) => f.evaluate((s) => {
   const el = document.querySelector(s);
-  return !!el && getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().height > 0;
+  // A visually hidden element (1 px, clipped) is there for screen readers, not shown.
+  return !!el && getComputedStyle(el).display !== 'none' && el.getBoundingClientRect().height > 1;
 }, sel);
 
 test('embed mode in a sandboxed iframe: only figures and play / step / reset, sized by its message, paused out of view', async () => {
@@ -44,6 +45,8 @@ test('embed mode in a sandboxed iframe: only figures and play / step / reset, si
   for (const sel of ['#preset', '#speed', '#new-seed', '#copy-link', '#embed-button', '#settings', '.explain', 'h1', '#variant']) {
     assert.equal(await shown(f, sel), false, `${sel} is hidden`);
   }
+  // The title, not shown, is still the page's heading for a screen reader.
+  assert.equal(await f.evaluate(() => document.querySelector('h1')?.classList.contains('ap-visually-hidden')), true);
   // The host sized the iframe to the page's height.
   await page.waitForFunction(() => /** @type {any} */ (window).heights.length > 0);
   const inner = await f.evaluate(() => Math.ceil(document.documentElement.getBoundingClientRect().height));

@@ -43,7 +43,8 @@ test('60 generated links: never a blank page or an uncaught error, every bad key
 });
 
 test('the settings form: each bad value is refused beside its field, in words with the range, and the run trains on', async () => {
-  const { context, page, errors } = await freshPage(env.browser, `${env.url}?speed=1`);
+  // Settings of its own (hidden 32): no budget to pause at however long the form takes.
+  const { context, page, errors } = await freshPage(env.browser, `${env.url}?speed=1&hidden=32`);
   await page.click('#play');
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.step >= 2);
   const before = (await shown(page)).config;

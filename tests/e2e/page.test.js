@@ -95,6 +95,32 @@ test('on the easy preset attention and KTIW accuracy rise within a few hundred s
   await page.close();
 });
 
+test('a first Play at the default pace shows KTIW ahead of attention for a while, then speeds up (the window is printed)', async (t) => {
+  const { page, errors } = await open();
+  assert.equal(await page.inputValue('#speed'), '0', 'the gentle start is the default');
+  await page.click('#play');
+  // What the page shows, sampled: when KTIW passes 50% with attention below it, and when
+  // attention passes 50% too. Only the order is asserted; the seconds are this machine's.
+  const samples = await page.evaluate(async () => {
+    const out = [];
+    const t0 = performance.now();
+    for (;;) {
+      const e = /** @type {any} */ (window).__ap.history().at(-1);
+      out.push({ t: (performance.now() - t0) / 1000, step: e.step, ktiw: e.ktiw_accuracy, attention: e.attention_accuracy });
+      if (e.attention_accuracy >= 0.5 || performance.now() - t0 > 120_000) return out;
+      await new Promise((r) => setTimeout(r, 100));
+    }
+  });
+  const ahead = samples.find((x) => x.ktiw > 0.5 && x.attention < 0.5);
+  const caught = samples.find((x) => x.attention >= 0.5);
+  assert.ok(ahead && caught && ahead.step < caught.step, JSON.stringify(samples.slice(-3)));
+  t.diagnostic(`KTIW ahead of attention on screen from ${ahead.t.toFixed(1)} s (step ${ahead.step}) to ${caught.t.toFixed(1)} s (step ${caught.step}) after Play: ${(caught.t - ahead.t).toFixed(1)} s`);
+  // Past the gentle start the run goes 4 steps a frame.
+  await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) >= 260, null, { timeout: 60_000 });
+  assert.deepEqual(errors, []);
+  await page.close();
+});
+
 test('reset returns to step 0 and replays the same first-step loss', async () => {
   const { page } = await open();
   await page.click('#step-once');

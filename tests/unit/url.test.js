@@ -65,7 +65,7 @@ test('every key a link gets wrong is named once, and the rest applies', () => {
   const link = readLink(q, copying, presets);
   const said = link.problems.join('\n');
   for (const want of ['Link format (v): must be 1, got “2”', 'Preset (preset): must be one of small-easy', 'unknown key “bogus”',
-    'Speed, steps per frame (speed): must be one of 0.1, 0.25, 1, 4, 16, 1000, got “3”', '“seed” is given twice',
+    'Speed, steps per frame (speed): must be one of 0 (gentle start), 0.1, 0.25, 1, 4, 16, 1000, got “3”', '“seed” is given twice',
     'Workers (workers): must be auto or a whole number from 1 to 16, got “0”', 'Colour map (colormap): must be one of',
     'Compare (compare): must be one of', `Story step (story): must be a step from 1 to ${copying.story.length}, got “99”`, 'Theme (theme): must be one of',
     'Embed mode (embed): must be 1 or 0, got “yes”', 'WebAssembly build (variant): must be one of relaxed-simd, simd128, scalar, got “x”']) {

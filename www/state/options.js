@@ -3,8 +3,10 @@
 // setting's text is the trainer's to read and check (one source of truth: each lab's
 // settings in Rust). Pure: the store and the link use it, in the page and in Node's tests.
 
-/** Speed choices: steps per frame; below 1 is slow motion (one step every 1/s frames). */
+/** Speed choices: steps per frame; below 1 is slow motion (one step every 1/s frames); 0
+ * is the gentle start (paceAt). */
 export const SPEEDS = /** @type {[number, string][]} */ ([
+  [0, 'gentle start'],
   [0.1, 'slow motion (6 steps/s)'],
   [0.25, 'slow (15 steps/s)'],
   [1, '1 step / frame'],
@@ -12,7 +14,18 @@ export const SPEEDS = /** @type {[number, string][]} */ ([
   [16, '16 steps / frame'],
   [1000, 'as fast as possible'],
 ]);
-export const DEFAULT_SPEED = 4;
+export const DEFAULT_SPEED = 0;
+
+/** The gentle start: slow (0.25 steps a frame, 15 a second at 60 frames) for the first
+ * GENTLE_STEPS steps, where the default preset learns KTIW and then attention (about steps
+ * 30–150), then 4 steps a frame. */
+export const GENTLE_STEPS = 200;
+
+/** Steps per frame at `step` for the speed chosen. @param {number} speed @param {number} step */
+export function paceAt(speed, step) {
+  if (speed !== 0) return speed;
+  return step < GENTLE_STEPS ? 0.25 : 4;
+}
 
 /** The themes: follow the system, or force one. */
 export const THEMES = ['auto', 'light', 'dark'];

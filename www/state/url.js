@@ -175,7 +175,7 @@ function parseView(lab, key, raw) {
   switch (key) {
     case 'speed': {
       const n = DECIMAL.test(raw) ? Number(raw) : NaN;
-      return SPEEDS.some(([v]) => v === n) ? { value: n } : refuse(key, `one of ${SPEEDS.map(([v]) => v).join(', ')}`, raw);
+      return SPEEDS.some(([v]) => v === n) ? { value: n } : refuse(key, `one of ${SPEEDS.map(([v]) => (v === 0 ? '0 (gentle start)' : v)).join(', ')}`, raw);
     }
     case 'seq':
       // The run's number of sequences bounds it too (store.js).

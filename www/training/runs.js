@@ -6,7 +6,7 @@
 // to the page (onEvent). It knows no model: contrasts and batch sizes are the lab's.
 
 import { Run } from './run.js';
-import { same } from '../state/options.js';
+import { same, paceAt } from '../state/options.js';
 import { sweepSteps } from '../sweeps/sweeps.js';
 
 /** @typedef {import('../state/store.js').State} State */
@@ -136,7 +136,7 @@ export class Runs {
     if (!paired && this.paired.length) this.paired = [];
     for (const run of this.all()) {
       run.setEvaluationMaps(paired);
-      run.setSpeed(s.speed);
+      run.setSpeed(paceAt(s.speed, this.first.currentStep()));
       run.select(s.seq, s.head);
       if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
     }
@@ -211,6 +211,9 @@ export class Runs {
    */
   pace() {
     const s = this.store.state;
+    // The gentle start speeds up once the first run is past its slow steps.
+    const speed = paceAt(s.speed, this.first.currentStep());
+    for (const run of this.all()) run.setSpeed(speed);
     const live = this.all().filter((r) => !r.dead && !r.halted && !r.failed);
     let budget = this.budget();
     // A budget that comes when the run is already beyond it (the story closed, a preset's
