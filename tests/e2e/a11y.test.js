@@ -111,6 +111,32 @@ for (const width of [360, 1280]) {
   });
 }
 
+test('on a 360 × 740 phone the controls fold to one row and the attention map is on the first screen; More opens the rest, by keys too', async () => {
+  const context = await env.browser.newContext({ viewport: { width: 360, height: 740 }, hasTouch: true, isMobile: true });
+  const page = await context.newPage();
+  await page.goto(env.url);
+  await shownRun(page);
+  const top = await page.evaluate(() => /** @type {HTMLElement} */ (document.querySelector('#alpha')).getBoundingClientRect().top);
+  assert.ok(top < 740 - 100, `the attention map starts at ${top} px of a 740 px screen`);
+  for (const id of ['#play', '#step-once', '#reset', '#more-controls']) assert.equal(await page.isVisible(id), true, `${id} on the first row`);
+  assert.equal(await page.isVisible('#preset'), false, 'the rest folded');
+  assert.equal(await page.getAttribute('#more-controls', 'aria-expanded'), 'false');
+  await page.focus('#more-controls');
+  await page.keyboard.press('Enter');
+  assert.equal(await page.getAttribute('#more-controls', 'aria-expanded'), 'true');
+  assert.equal(await page.isVisible('#preset'), true);
+  await page.selectOption('#preset', 'small-hard');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.shown()?.config.vocab === 20);
+  await page.click('#more-controls');
+  assert.equal(await page.isVisible('#preset'), false);
+  assert.equal(await page.getAttribute('#more-controls', 'aria-expanded'), 'false');
+  // The shortcuts work on the folded page.
+  await page.evaluate(() => /** @type {HTMLElement} */ (document.activeElement).blur());
+  await page.keyboard.press('Space');
+  await page.waitForFunction(() => /** @type {any} */ (window).__ap.state().playing === true);
+  await context.close();
+});
+
 test('with reduced motion the views redraw calmly but still follow the run', async () => {
   const { context, page } = await open('', { reducedMotion: 'reduce' });
   await page.selectOption('#speed', '16');

@@ -102,6 +102,13 @@ export function createControls({ store, runs, cores, actions }) {
     store.setPlaying(!store.state.playing);
   });
   button('step-once').addEventListener('click', () => runs.step());
+  // On a phone (styles.css) the rest of the controls fold behind this button.
+  const more = button('more-controls');
+  more.addEventListener('click', () => {
+    const open = byId('controls').classList.toggle('open');
+    more.setAttribute('aria-expanded', String(open));
+    more.textContent = open ? 'Fewer controls' : 'More controls';
+  });
   button('reset').addEventListener('click', () => runs.reset());
   button('new-seed').addEventListener('click', () => {
     store.setSetting('seed', Math.floor(Math.random() * 1_000_000));
