@@ -107,7 +107,8 @@ export function createControls({ store, runs, cores, actions }) {
   more.addEventListener('click', () => {
     const open = byId('controls').classList.toggle('open');
     more.setAttribute('aria-expanded', String(open));
-    more.textContent = open ? 'Fewer controls' : 'More controls';
+    more.textContent = open ? 'Less' : 'More';
+    more.setAttribute('aria-label', open ? 'Fewer controls' : 'More controls');
   });
   button('reset').addEventListener('click', () => runs.reset());
   button('new-seed').addEventListener('click', () => {
