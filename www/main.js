@@ -8,7 +8,7 @@
 
 import { detectVariant, VARIANTS, BACKENDS } from './training/variant.js';
 import { compile, instantiate } from './training/wasm.js';
-import { LABS, DEFAULT_LAB } from './labs/index.js';
+import { LABS, DEFAULT_LAB, presetLabel } from './labs/index.js';
 import { Store } from './state/store.js';
 import { quote, summarize } from './state/url.js';
 import { Runs } from './training/runs.js';
@@ -18,7 +18,8 @@ import { Experiments } from './experiments/experiments.js';
 import { ExperimentPanel } from './experiments/panel.js';
 import { Figures } from './ui/figures.js';
 import { createControls, showStatus, clearStatus, showPanic } from './ui/controls.js';
-import { fileActions } from './files/actions.js';
+import { fileActions, figureCaption } from './files/actions.js';
+import { recordPanel } from './record/panel.js';
 import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed/embed.js';
 import { installTestHandle } from './ui/handle.js';
 import { byId, setText } from './ui/dom.js';
@@ -252,6 +253,23 @@ async function boot() {
     runs,
     cores,
     actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f), charts: () => figures.specs },
+  });
+  recordPanel({
+    store,
+    runs,
+    figures,
+    words: (drawn) => {
+      const a = drawn.runs[0];
+      const preset = store.state.viewing?.preset ?? store.state.preset;
+      return {
+        caption: figureCaption(lab, preset, a.snapshot.config.seed, a.snapshot.step, a.evaluations.at(-1)),
+        title: `${presetLabel(lab, preset)} · seed ${a.snapshot.config.seed}${drawn.names ? ` · ${drawn.names.join(' vs ')}` : ''}`,
+      };
+    },
+    fileName: () => {
+      const a = shown()?.runs[0].snapshot;
+      return `attention-playground-${store.state.viewing?.preset ?? store.state.preset}-seed${a?.config.seed ?? ''}-from-step${a?.step ?? 0}`;
+    },
   });
   byId('sweep-csv').addEventListener('click', () => files.exportSweep());
   byId('full-page').addEventListener('click', (e) => {

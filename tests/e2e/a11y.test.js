@@ -53,12 +53,13 @@ test('keyboard shortcuts: Space plays and pauses, → steps, R resets, ? opens t
   await context.close();
 });
 
-for (const [name, query] of [['the default page', ''], ['embed mode', '?embed=1'], ['a finished sweep with its seed table open', '?v=1&lab=sparse&seeds=3']]) {
+for (const [name, query] of [['the default page with the Record panel open', ''], ['embed mode', '?embed=1'], ['a finished sweep with its seed table open', '?v=1&lab=sparse&seeds=3']]) {
   for (const scheme of /** @type {const} */ (['light', 'dark'])) {
     test(`axe-core finds no moderate, serious or critical violation in ${name}, ${scheme}`, async () => {
       const { context, page } = await open(query, { scheme });
       await page.click('#step-once');
       await page.waitForFunction(() => Number(document.getElementById('step')?.textContent) === 1);
+      if (query === '') await page.click('#record-button');
       if (query.includes('seeds=')) {
         await page.waitForFunction(() => /** @type {any} */ (window).__ap.sweeps()[0]?.finished, null, { timeout: 120_000 });
         await page.click('.sweep-table summary');

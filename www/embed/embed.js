@@ -9,7 +9,7 @@ import { SANDBOX } from './frame.js';
 /** The shell's parts a `hide=` list can name (each element with `data-part="name"`); a lab
  * adds its own views' parts. */
 const SHELL_PARTS = ['title', 'story-panel', 'step-count', 'stats', 'play', 'step', 'reset', 'more', 'new-seed', 'copy-link', 'embed',
-  'export', 'open', 'speed', 'lab', 'preset', 'workers', 'seeds', 'compare', 'seq', 'head', 'marks', 'colormap', 'theme', 'story', 'help', 'full-page',
+  'export', 'record', 'record-panel', 'open', 'speed', 'lab', 'preset', 'workers', 'seeds', 'compare', 'seq', 'head', 'marks', 'colormap', 'theme', 'story', 'help', 'full-page',
   'settings', 'explain', 'sweep', 'experiment', 'experiment-button'];
 /** What embed mode shows of the shell: play / step / reset, the step count, a way out (and
  * the lab's figures). */

@@ -4,7 +4,7 @@
 // the live run). The formats are formats.js's; checking weights is the trainer's.
 
 import {
-  download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, panel, png,
+  download, historyCsv, historyJson, runFile, readRunFile, weightsFile, readWeightsFile, png,
   resolutionOf, RUN_FORMAT, WEIGHTS_FORMAT, MAX_FILE_BYTES,
 } from './formats.js';
 import { presetLabel, UNNAMED_FILE_LAB } from '../labs/index.js';
@@ -13,6 +13,16 @@ import { showStatus } from '../ui/controls.js';
 import { sweepCsv } from '../sweeps/seeds.js';
 
 /** @typedef {import('./formats.js').SavedRun} SavedRun */
+
+/**
+ * The caption under a picture of the figures (an export, a recording's frame): the page,
+ * the preset, the seed, the step and the lab's metrics of the evaluation shown.
+ * @param {import('../labs/index.js').Lab} lab @param {string} preset @param {unknown} seed @param {number} step
+ * @param {Record<string, number> | undefined} e
+ */
+export function figureCaption(lab, preset, seed, step, e) {
+  return `Attention Playground · ${presetLabel(lab, preset)} · seed ${seed} · step ${step}` + (e ? ` · ${lab.caption(e)}` : '');
+}
 /** @typedef {import('../state/store.js').Store} Store */
 /** @typedef {import('../training/runs.js').Runs} Runs */
 /** @typedef {import('../ui/figures.js').Figures} Figures */
@@ -56,16 +66,11 @@ export function fileActions({ store, runs, sweeps, figures, wasm, link, validate
     const step = run.shown.step;
     const base = `attention-playground-${run.preset}-seed${run.config.seed}-step${step}`;
     const e = run.evaluations.at(-1);
-    const caption = `Attention Playground · ${presetLabel(lab, run.preset)} · seed ${run.config.seed} · step ${step}`
-      + (e ? ` · ${lab.caption(e)}` : '');
+    const caption = figureCaption(lab, run.preset, run.config.seed, step, e);
     const picture = (/** @type {string} */ id) => figures.views.figure(id) ?? figures.chart(id);
     switch (kind) {
-      case 'panel': {
-        const maps = lab.figures.map((f) => figures.views.figure(f.id));
-        const charts = figures.specs.map((c) => figures.chart(c.id));
-        const rows = [maps, charts].map((r) => /** @type {HTMLCanvasElement[]} */ (r.filter(Boolean)));
-        return download(`${base}-figures.png`, await png(panel(rows, caption)));
-      }
+      case 'panel':
+        return download(`${base}-figures.png`, await png(figures.composed(caption)));
       case 'csv': {
         // The lab's metrics (under their columns' names), then the run's own columns (a
         // metric by head).

@@ -364,14 +364,15 @@ export function base64ToF32(b64) {
 }
 
 /**
- * Pictures laid out in rows on the page's background, with a caption line under them.
- * @param {HTMLCanvasElement[][]} rows @param {string} caption
+ * Pictures laid out in rows on the page's background, with a caption line under them, on
+ * `into` (resized) or a new canvas.
+ * @param {HTMLCanvasElement[][]} rows @param {string} caption @param {HTMLCanvasElement} [into]
  */
-export function panel(rows, caption) {
+export function panel(rows, caption, into) {
   const dpr = window.devicePixelRatio || 1;
   const gap = Math.round(16 * dpr);
   const widths = rows.map((r) => r.reduce((w, c) => w + c.width, 0) + gap * (r.length - 1));
-  const out = document.createElement('canvas');
+  const out = into ?? document.createElement('canvas');
   out.width = Math.max(...widths) + 2 * gap;
   out.height = rows.reduce((h, r) => h + Math.max(...r.map((c) => c.height)) + gap, gap) + Math.round(24 * dpr);
   const g = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));

@@ -6,6 +6,7 @@
 
 import { LineChart } from '../views/chart.js';
 import { byId, setText } from './dom.js';
+import { panel } from '../files/formats.js';
 
 /** @typedef {import('../labs/index.js').Lab} Lab */
 /** @typedef {import('../labs/index.js').LabFrame} LabFrame */
@@ -68,6 +69,9 @@ export class Figures {
     /** @private */ this.lastDraw = -Infinity;
     /** @private @type {{ a: readonly Evaluation[], b: readonly Evaluation[], paired: readonly Evaluation[], points: Evaluation[] } | null} */
     this.merged = null;
+    /** Called after each drawing with what was drawn and when (the recorder's frames).
+     * @type {((shown: Shown, now: number) => void) | null} */
+    this.onDrawn = null;
     /** @private */ this.reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
     const frame = (/** @type {number} */ now) => {
       requestAnimationFrame(frame);
@@ -107,6 +111,16 @@ export class Figures {
     return i >= 0 ? this.charts[i].toCanvas() : null;
   }
 
+  /** The lab's figures and the charts shown as one picture with `caption` under them (the
+   * "all figures" export, a recording's frame), on `into` when given.
+   * @param {string} caption @param {HTMLCanvasElement} [into] */
+  composed(caption, into) {
+    const maps = this.lab.figures.map((f) => this.views.figure(f.id));
+    const charts = this.specs.map((c) => this.chart(c.id));
+    const rows = [maps, charts].map((r) => /** @type {HTMLCanvasElement[]} */ (r.filter(Boolean))).filter((r) => r.length);
+    return panel(rows, caption, into);
+  }
+
   /** The charts' points: one run's evaluations, or both runs' merged with the pair's
    * measurements (made anew only when one of them changes, so that the charts redraw only
    * then). @private @param {readonly Evaluation[]} a @param {readonly Evaluation[] | undefined} b
@@ -143,5 +157,6 @@ export class Figures {
     for (const c of this.charts) c.update(this.points(a.evaluations, b?.evaluations, shown.paired));
     setText(byId('step'), String(a.snapshot.step));
     setText(byId('rate'), a.snapshot.running ? a.snapshot.stepsPerSecond.toFixed(0) : '–');
+    this.onDrawn?.(shown, now);
   }
 }
