@@ -1,7 +1,8 @@
 // @ts-check
-// An animated GIF encoder: each frame's changed rectangle is quantized to at most 256
-// colours (exactly when it has no more, else by median cut over 5-bit-per-channel bins)
-// into its own colour table and LZW-coded, with its delay; the animation loops. Pure, no
+// An animated GIF encoder: of each frame, the rectangle that changed, its unchanged pixels
+// transparent, the others quantized to at most 255 colours (exactly when they have no more,
+// else by median cut over 5-bit-per-channel bins) into its own colour table; LZW-coded,
+// with its delay; the animation loops. Pure, no
 // DOM: the recorder's worker runs it, and so do Node's tests.
 
 /** Quantization bins: 5 bits per channel. */
@@ -14,15 +15,16 @@ const MAX_CODE = 4096;
  * it. Exact when the picture has at most 256 colours; else the bins (5 bits a channel) are
  * cut at their weighted medians into up to 256 boxes, and each pixel gets its box's mean.
  * @param {Uint8Array | Uint8ClampedArray} rgba the pixels, 4 bytes each (alpha ignored)
+ * @param {number} [most] the most colours, 1 to 256
  * @returns {{ palette: Uint8Array, indices: Uint8Array }}
  */
-export function quantize(rgba) {
-  return exactColours(rgba) ?? medianCut(rgba);
+export function quantize(rgba, most = 256) {
+  return exactColours(rgba, most) ?? medianCut(rgba, most);
 }
 
-/** The palette of a picture of at most 256 colours, else null.
- * @param {Uint8Array | Uint8ClampedArray} rgba */
-function exactColours(rgba) {
+/** The palette of a picture of at most `most` colours, else null.
+ * @param {Uint8Array | Uint8ClampedArray} rgba @param {number} most */
+function exactColours(rgba, most) {
   const n = rgba.length >> 2;
   /** @type {Map<number, number>} */
   const seen = new Map();
@@ -34,7 +36,7 @@ function exactColours(rgba) {
     if (c !== last) {
       let k = seen.get(c);
       if (k === undefined) {
-        if (seen.size === 256) return null;
+        if (seen.size === most) return null;
         k = seen.size;
         seen.set(c, k);
       }
@@ -48,8 +50,8 @@ function exactColours(rgba) {
   return { palette, indices };
 }
 
-/** @param {Uint8Array | Uint8ClampedArray} rgba */
-function medianCut(rgba) {
+/** @param {Uint8Array | Uint8ClampedArray} rgba @param {number} most */
+function medianCut(rgba, most) {
   const n = rgba.length >> 2;
   const bin = new Uint16Array(n); // (n) each pixel's bin
   const count = new Uint32Array(BINS); // (BINS)
@@ -91,8 +93,8 @@ function medianCut(rgba) {
     const channel = ranges.indexOf(Math.max(...ranges));
     return { start, end, pixels, channel, range: ranges[channel] };
   };
-  const boxes = [box(0, used)];
-  while (boxes.length < 256) {
+  const boxes = used ? [box(0, used)] : [];
+  while (boxes.length < most) {
     // The box to split: the most pixels times the widest spread, of those with two bins.
     let best = -1;
     let score = 0;
@@ -234,7 +236,8 @@ class Bytes {
 
 /**
  * An animated GIF, one frame at a time: only the rectangle that changed since the last
- * frame is stored (over the last frame, which stays), with its own colour table.
+ * frame is stored, over the last frame (which shows through its unchanged pixels), with its
+ * own colour table.
  */
 export class GifEncoder {
   /** @param {number} width @param {number} height 1 to 65,535 pixels each */
@@ -263,23 +266,39 @@ export class GifEncoder {
    * @param {Uint8Array | Uint8ClampedArray} rgba (height, width, 4) @param {number} delay 0 to 65,535
    */
   frame(rgba, delay) {
-    const { width: w, height: h } = this;
+    const { width: w, height: h, last } = this;
     if (rgba.length !== 4 * w * h) throw new RangeError(`a frame of ${w} × ${h} pixels has ${4 * w * h} bytes, got ${rgba.length}`);
-    const rect = this.last ? changed(this.last, rgba, w, h) : { x: 0, y: 0, w, h };
-    const part = new Uint8Array(4 * rect.w * rect.h); // (rect.h, rect.w, 4)
+    const rect = last ? changed(last, rgba, w, h) : { x: 0, y: 0, w, h };
+    // The rectangle's pixels that changed, gathered; those that did not are transparent
+    // (the last frame shows through), which LZW packs into long runs.
+    const n = rect.w * rect.h;
+    const part = new Uint8Array(4 * n); // (changed pixels, 4)
+    const kept = new Uint8Array(n); // (rect.h, rect.w) 1 where the pixel did not change
+    let m = 0;
     for (let y = 0; y < rect.h; y++) {
-      const from = 4 * ((rect.y + y) * w + rect.x);
-      part.set(rgba.subarray(from, from + 4 * rect.w), 4 * y * rect.w);
+      for (let x = 0; x < rect.w; x++) {
+        const i = 4 * ((rect.y + y) * w + rect.x + x);
+        if (last && last[i] === rgba[i] && last[i + 1] === rgba[i + 1] && last[i + 2] === rgba[i + 2]) {
+          kept[y * rect.w + x] = 1;
+        } else {
+          part.set(rgba.subarray(i, i + 4), 4 * m++);
+        }
+      }
     }
-    const { palette, indices } = quantize(part);
-    const colours = palette.length / 3;
+    const q = quantize(part.subarray(0, 4 * m), last ? 255 : 256);
+    const transparent = q.palette.length / 3;
+    const indices = new Uint8Array(n); // (rect.h, rect.w)
+    for (let j = 0, k = 0; j < n; j++) indices[j] = kept[j] ? transparent : q.indices[k++];
+    const palette = q.palette;
+    const colours = transparent + (last ? 1 : 0);
     let bits = 1;
     while (1 << bits < colours) bits++;
     const o = this.out;
-    // Graphic control: keep the frame under the next (disposal 1), its delay.
-    o.push([0x21, 0xf9, 4, 1 << 2]);
+    // Graphic control: keep the frame under the next (disposal 1), its delay, and the index
+    // that leaves the last frame's pixel.
+    o.push([0x21, 0xf9, 4, (1 << 2) | (last ? 1 : 0)]);
     o.u16(Math.max(0, Math.min(65535, Math.round(delay))));
-    o.push([0, 0]);
+    o.push([last ? transparent : 0, 0]);
     o.push([0x2c]);
     o.u16(rect.x);
     o.u16(rect.y);
