@@ -3,26 +3,17 @@
 // WebCodecs' ImageDecoder) to the frames, pixels and delays given; recording through the
 // page's Record panel saves a WebM whose frames and size match the settings (read from the
 // file's EBML here) and a GIF that decodes to as many frames of the same size; where the
-// browser has no MediaRecorder the panel says so and the GIF still records.
+// browser has no MediaRecorder the panel says so and the GIF still records; generated click
+// sequences on the panel while the run trains end every recording saved or said why not.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { freshPage } from './harness.js';
 import { session } from './session.js';
 import { GifEncoder } from '../../www/record/gif.js';
+import { rng, pick } from '../unit/link-cases.js';
 
 const env = session();
-
-/** A tiny deterministic generator (xorshift32). @param {number} seed */
-function random(seed) {
-  let x = seed || 1;
-  return () => {
-    x ^= x << 13;
-    x ^= x >>> 17;
-    x ^= x << 5;
-    return (x >>> 0) / 2 ** 32;
-  };
-}
 
 /**
  * Decodes a GIF in the page with Chromium's ImageDecoder: each frame's size, duration (ms),
@@ -101,7 +92,7 @@ function webmInfo(b) {
 test('GIF encoder: Chromium decodes its frames to the pixels and delays given (odd sizes, ≤ 256 colours exact, more within bins)', async () => {
   const { page, context } = await freshPage(env.browser, env.url);
   try {
-    const rand = random(7);
+    const rand = rng(7);
     /** @param {number} w @param {number} h @param {(x: number, y: number) => number[]} f */
     const picture = (w, h, f) => {
       const rgba = new Uint8Array(4 * w * h);
@@ -208,7 +199,7 @@ test('Record: a WebM and a GIF of the training, their frames and size those of t
   }
 });
 
-test('Record without MediaRecorder: the panel says there is no video here; a GIF stopped early holds the frames it says', async () => {
+test('Record without MediaRecorder: the panel says there is no video here; stopped before a frame it says so; a GIF stopped early holds the frames it says', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await context.addInitScript(() => {
     delete (/** @type {any} */ (window)).MediaRecorder;
@@ -221,6 +212,14 @@ test('Record without MediaRecorder: the panel says there is no video here; a GIF
     assert.match(/** @type {string} */ (await page.textContent('#record-note')), /No video here: this browser cannot record video/);
     assert.equal(await page.inputValue('#record-format'), 'gif');
     assert.equal(await page.isDisabled('#record-format option[value="webm"]'), true);
+    // Start, then Stop before a frame could be drawn: nothing saved, and the page says why.
+    await page.evaluate(() => {
+      const start = /** @type {HTMLButtonElement} */ (document.getElementById('record-start'));
+      start.click();
+      start.click();
+    });
+    assert.match(/** @type {string} */ (await page.textContent('#record-status')), /^Not recorded: nothing was recorded: no picture was drawn while recording/);
+    assert.equal(await page.textContent('#record-start'), 'Start recording');
     await choose(page, { format: 'gif', fps: '5', width: '360', seconds: '60' });
     await page.click('#record-start');
     await page.waitForFunction(() => Number(/** @type {HTMLProgressElement} */ (document.getElementById('record-progress')).value) >= 3);
@@ -232,6 +231,84 @@ test('Record without MediaRecorder: the panel says there is no video here; a GIF
     assert.equal(frames.length, Number(m[1]), 'the GIF holds the frames the page says');
     assert.ok(frames.length >= 3);
     assert.ok(frames.every((f) => f.width === 360 && f.height === Number(m[2])));
+  } finally {
+    await context.close();
+  }
+});
+
+test('generated click sequences on Record, Play, Reset and the presets: each recording saved holds the frames it says, or the page says why none', async () => {
+  const { page, context, errors } = await freshPage(env.browser, `${env.url}?v=1&speed=4`);
+  try {
+    const presets = ['small-easy', 'small-hard', 'small-uniform'];
+    /** @type {import('playwright-core').Download[]} */
+    const downloads = [];
+    page.on('download', (d) => downloads.push(d));
+    // Every text the Record status line shows, as it shows it.
+    await page.evaluate(() => {
+      const el = /** @type {HTMLElement} */ (document.getElementById('record-status'));
+      const said = /** @type {string[]} */ ((/** @type {any} */ (window)).recordSaid = []);
+      new MutationObserver(() => said.push(el.textContent ?? '')).observe(el, { childList: true, characterData: true, subtree: true });
+    });
+    await page.click('#record-button');
+    await page.selectOption('#record-format', 'both');
+    const r = rng(33);
+    const usable = (/** @type {string} */ sel) => page.$eval(sel, (el) => !(/** @type {HTMLButtonElement} */ (el).disabled)
+      && /** @type {HTMLElement} */ (el).offsetParent !== null);
+    for (let i = 0; i < 60; i++) {
+      const what = r();
+      if (what < 0.15) await page.click('#record-button');
+      else if (what < 0.45) {
+        if (await usable('#record-start')) await page.click('#record-start');
+      } else if (what < 0.5) {
+        if (await usable('#record-close')) await page.click('#record-close');
+      } else if (what < 0.75) {
+        const key = pick(r, ['format', 'fps', 'width', 'seconds']);
+        const values = /** @type {Record<string, string[]>} */ ({ format: ['webm', 'gif', 'both'], fps: ['5', '10', '30'], width: ['360', '480'], seconds: ['2'] })[key];
+        if (await usable(`#record-${key}`)) await page.selectOption(`#record-${key}`, pick(r, values));
+      } else if (what < 0.85) await page.click('#play');
+      else if (what < 0.92) await page.click('#reset');
+      else await page.selectOption('#preset', pick(r, presets));
+      await page.waitForTimeout(Math.floor(r() * 250));
+    }
+    // A recording still going (the panel may be folded away: Record shows it) is stopped
+    // and saved, or says it took nothing.
+    if ((await page.textContent('#record-start')) === 'Stop and save') {
+      if (!(await page.isVisible('#record-start'))) await page.click('#record-button');
+      await page.click('#record-start');
+    }
+    await page.waitForFunction(() => document.getElementById('record-start')?.textContent === 'Start recording'
+      && !/^Saving/.test(document.getElementById('record-status')?.textContent ?? ''), null, { timeout: 60_000 });
+    await page.waitForTimeout(1000); // the second file of a pair follows the first
+    const said = /** @type {string[]} */ (await page.evaluate(() => /** @type {any} */ (window).recordSaid));
+    const ends = said.filter((t) => /^(Saved|Not recorded)/.test(t)).filter((t, k, all) => t !== all[k - 1]);
+    for (const t of ends) assert.match(t, /^(Saved .+: \d+ frames of \d+ × \d+ pixels\.|Not recorded: nothing was recorded: no picture was drawn while recording .+\.)$/, t);
+    const saved = ends.filter((t) => t.startsWith('Saved'));
+    assert.ok(saved.length >= 1, `some recording was saved: ${JSON.stringify(ends)}`);
+    // Each saved recording's files, in order: as many frames as it says, of its size.
+    let d = 0;
+    for (const t of saved) {
+      const m = /** @type {RegExpExecArray} */ (/: (\d+) frames of (\d+) × (\d+) pixels/.exec(t));
+      const [frames, width, height] = m.slice(1).map(Number);
+      const names = [...t.matchAll(/(attention-playground-\S+\.(webm|gif))/g)].map((x) => x[1]);
+      for (const name of names) {
+        const dl = downloads[d++];
+        assert.equal(dl?.suggestedFilename(), name, `the download of ${t}`);
+        const bytes = readFileSync(/** @type {string} */ (await dl.path()));
+        if (name.endsWith('.webm')) assert.deepEqual(webmInfo(bytes), { frames, width, height }, name);
+        else {
+          const decoded = await decodeGif(page, bytes, false);
+          assert.equal(decoded.length, frames, name);
+          assert.ok(decoded.every((f) => f.width === width && f.height === height), name);
+        }
+      }
+    }
+    assert.equal(d, downloads.length, 'no file was downloaded that the page did not say it saved');
+    console.log(`${saved.length} recordings saved, ${ends.length - saved.length} with nothing taken, ${downloads.length} files`);
+    // The run the user was watching still trains.
+    if ((await page.textContent('#play')) === 'Play') await page.click('#play');
+    const s0 = await page.evaluate(() => /** @type {any} */ (window).__ap.shown().step);
+    await page.waitForFunction((n) => /** @type {any} */ (window).__ap.shown().step > n, s0, { timeout: 60_000 });
+    assert.deepEqual(errors, []);
   } finally {
     await context.close();
   }

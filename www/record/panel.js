@@ -76,11 +76,15 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
   /** The panel's state: its fields and buttons while recording or not, and the progress. */
   const sync = () => {
     const on = Boolean(rec?.recording);
-    for (const key of Object.keys(CHOICES)) select(`record-${key}`).disabled = on;
-    close.disabled = on;
+    const saving = Boolean(rec?.saving);
+    for (const key of Object.keys(CHOICES)) select(`record-${key}`).disabled = on || saving;
+    close.disabled = on || saving;
+    // While the files are made, no new recording starts (its messages would hide these).
+    start.disabled = saving;
     start.textContent = on ? 'Stop and save' : 'Start recording';
-    open.textContent = on ? 'Recording…' : 'Record';
+    open.textContent = on ? 'Recording…' : saving ? 'Saving…' : 'Record';
     progress.hidden = !on;
+    if (saving) say('Saving…', 'info');
     if (!rec || !on) return;
     progress.max = rec.wanted;
     progress.value = rec.frames;
@@ -91,7 +95,6 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
 
   start.addEventListener('click', () => {
     if (rec?.recording) {
-      say('Saving…', 'info');
       void rec.stop();
       sync();
       return;

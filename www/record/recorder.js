@@ -63,6 +63,7 @@ export class Recording {
     /** The frames the length holds. @readonly */ this.wanted = settings.fps * settings.seconds;
     /** Frames taken. */ this.frames = 0;
     /** Whether it takes frames (until the length is reached or it is stopped). */ this.recording = true;
+    /** Whether it has stopped and is making its files. */ this.saving = false;
     /** @private */ this.canvas = document.createElement('canvas');
     /** @private @type {CanvasRenderingContext2D | null} */ this.g = null;
     /** When the first frame was drawn (ms), and when the next may be. @private */
@@ -132,8 +133,8 @@ export class Recording {
       this.gif.postMessage({ type: 'frame', pixels, time: now - this.start }, [pixels]);
     }
     this.frames++;
-    this.o.onProgress(this.frames, this.wanted);
     if (this.frames >= this.wanted) void this.stop();
+    this.o.onProgress(this.frames, this.wanted);
   }
 
   /** Sizes the canvas by the first picture and starts the encoders.
@@ -172,6 +173,7 @@ export class Recording {
   async stop() {
     if (!this.recording) return;
     this.recording = false;
+    this.saving = this.frames > 0;
     if (this.frames === 0) {
       this.o.onError('nothing was recorded: no picture was drawn while recording (frames are taken as the run trains: press Play)');
       return;
@@ -180,6 +182,7 @@ export class Recording {
       /** @type {{ name: string, blob: Blob }[]} */
       const files = [];
       const [video, gif] = await Promise.all([this.endVideo(), this.endGif()]);
+      this.saving = false;
       if (this.failed) return;
       if (video) files.push({ name: `${this.o.name}.webm`, blob: video });
       if (gif) files.push({ name: `${this.o.name}.gif`, blob: gif });
@@ -229,6 +232,7 @@ export class Recording {
     if (this.failed) return;
     this.failed = true;
     this.recording = false;
+    this.saving = false;
     this.gif?.terminate();
     if (this.video?.state !== 'inactive') this.video?.stop();
     this.track?.stop();
