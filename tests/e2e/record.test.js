@@ -199,6 +199,29 @@ test('Record: a WebM and a GIF of the training, their frames and size those of t
   }
 });
 
+test('Record leaves a pause out: paused for 3 s mid-recording, the GIF holds no frame that long, and the panel said it waits', async () => {
+  const { page, context, errors } = await freshPage(env.browser, `${env.url}?v=1&speed=4`);
+  try {
+    await page.click('#record-button');
+    await choose(page, { format: 'gif', fps: '10', width: '360', seconds: '2' });
+    await page.click('#record-start');
+    await page.waitForFunction(() => Number(/** @type {HTMLProgressElement} */ (document.getElementById('record-progress')).value) >= 5);
+    await page.click('#play');
+    await page.waitForFunction(() => /Paused with the run/.test(document.getElementById('record-status')?.textContent ?? ''));
+    const before = Number(await page.getAttribute('#record-progress', 'value'));
+    await page.waitForTimeout(3000);
+    assert.equal(Number(await page.getAttribute('#record-progress', 'value')), before, 'no frame is taken while paused');
+    const [download] = await Promise.all([page.waitForEvent('download'), page.click('#play')]);
+    const frames = await decodeGif(page, readFileSync(/** @type {string} */ (await download.path())), false);
+    assert.equal(frames.length, 20);
+    const longest = Math.max(...frames.map((f) => f.duration));
+    assert.ok(longest < 1500, `the longest frame lasts ${longest} ms: the 3 s pause is left out`);
+    assert.deepEqual(errors, []);
+  } finally {
+    await context.close();
+  }
+});
+
 test('Record without MediaRecorder: the panel says there is no video here; stopped before a frame it says so; a GIF stopped early holds the frames it says', async () => {
   const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 }, acceptDownloads: true });
   await context.addInitScript(() => {

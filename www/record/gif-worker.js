@@ -2,7 +2,8 @@
 // The worker that encodes a recording's GIF (gif.js) off the page's thread: frames come in
 // with the time they were drawn; each is written once the next one says how long it stays.
 // Messages: { type: 'start', width, height, fps }, { type: 'frame', pixels, time },
-// { type: 'end' } → { type: 'done', parts } (the file's bytes) or { type: 'error', message }.
+// { type: 'end' } → { type: 'encoded' } once a frame is taken in (the page sends no more
+// than two ahead), { type: 'done', parts } (the file's bytes) or { type: 'error', message }.
 
 import { GifEncoder } from './gif.js';
 
@@ -41,6 +42,7 @@ scope.addEventListener('message', (e) => {
       case 'frame':
         flush(msg.time);
         pending = { pixels: new Uint8Array(msg.pixels), time: msg.time };
+        scope.postMessage({ type: 'encoded' });
         break;
       case 'end': {
         if (!gif) throw new Error('no recording was started');

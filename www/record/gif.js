@@ -107,8 +107,11 @@ function medianCut(rgba, most) {
     });
     if (best < 0) break;
     const b = boxes[best];
+    // Sorted by the channel's mean (to 1/16), as integer keys above the bin's 15 bits.
     const slice = order.subarray(b.start, b.end);
-    slice.sort((x, y) => mean(x, b.channel) - mean(y, b.channel));
+    for (let j = 0; j < slice.length; j++) slice[j] = (Math.round(16 * mean(slice[j], b.channel)) << 15) | slice[j];
+    slice.sort();
+    for (let j = 0; j < slice.length; j++) slice[j] &= BINS - 1;
     // Split at the weighted median, leaving at least one bin on each side.
     let half = 0;
     let cut = b.start + 1;
@@ -206,6 +209,9 @@ export function lzw(indices, minCodeSize) {
       prefix = k;
     }
     emit(prefix);
+    // Reading that code, the decoder makes the entry the encoder made last; if that fills
+    // the codes of this width, it reads the end code one bit wider.
+    if (next === 1 << size && size < 12) size++;
     emit(end);
   }
   reset();
@@ -214,23 +220,32 @@ export function lzw(indices, minCodeSize) {
   return bytes;
 }
 
-/** Bytes of a growing file, in chunks. */
+/** Bytes written one after another into one growing buffer. */
 class Bytes {
-  constructor() {
-    /** @type {Uint8Array[]} */ this.chunks = [];
+  constructor(size = 1024) {
+    /** @private */ this.buf = new Uint8Array(size);
     this.length = 0;
   }
 
   /** @param {ArrayLike<number>} bytes */
   push(bytes) {
-    const b = Uint8Array.from(bytes);
-    this.chunks.push(b);
-    this.length += b.length;
+    if (this.length + bytes.length > this.buf.length) {
+      const grown = new Uint8Array(Math.max(2 * this.buf.length, this.length + bytes.length));
+      grown.set(this.buf.subarray(0, this.length));
+      this.buf = grown;
+    }
+    this.buf.set(bytes, this.length);
+    this.length += bytes.length;
   }
 
   /** @param {number} v a little-endian 16-bit number */
   u16(v) {
     this.push([v & 255, (v >> 8) & 255]);
+  }
+
+  /** The bytes written, in a buffer of their own. */
+  bytes() {
+    return this.buf.slice(0, this.length);
   }
 }
 
@@ -249,16 +264,18 @@ export class GifEncoder {
     this.height = height;
     /** Frames so far. */
     this.frames = 0;
-    /** @private */ this.out = new Bytes();
+    /** The file so far: the header, then one buffer a frame. @private @type {Uint8Array[]} */
+    this.chunks = [];
     /** The last frame's pixels. @private @type {Uint8Array | null} (height, width, 4) */
     this.last = null;
-    const o = this.out;
+    const o = new Bytes(64);
     o.push([...'GIF89a'].map((c) => c.charCodeAt(0)));
     o.u16(width);
     o.u16(height);
     o.push([0x70, 0, 0]); // no global colour table; 8 bits of colour resolution
     // NETSCAPE2.0: loop forever.
     o.push([0x21, 0xff, 11, ...[...'NETSCAPE2.0'].map((c) => c.charCodeAt(0)), 3, 1, 0, 0, 0]);
+    this.chunks.push(o.bytes());
   }
 
   /**
@@ -293,7 +310,8 @@ export class GifEncoder {
     const colours = transparent + (last ? 1 : 0);
     let bits = 1;
     while (1 << bits < colours) bits++;
-    const o = this.out;
+    const data = lzw(indices, Math.max(2, bits));
+    const o = new Bytes(data.length + data.length / 255 + 1024);
     // Graphic control: keep the frame under the next (disposal 1), its delay, and the index
     // that leaves the last frame's pixel.
     o.push([0x21, 0xf9, 4, (1 << 2) | (last ? 1 : 0)]);
@@ -308,23 +326,23 @@ export class GifEncoder {
     const table = new Uint8Array(3 << bits); // (2 ** bits, 3)
     table.set(palette);
     o.push(table);
-    const min = Math.max(2, bits);
-    o.push([min]);
-    const data = lzw(indices, min);
+    o.push([Math.max(2, bits)]);
     for (let i = 0; i < data.length; i += 255) {
       const block = data.subarray(i, i + 255);
       o.push([block.length]);
       o.push(block);
     }
     o.push([0]);
+    this.chunks.push(o.bytes());
     this.last = Uint8Array.from(rgba);
     this.frames++;
   }
 
-  /** The file's bytes, in chunks (a Blob's parts); no frame may follow. */
+  /** The file's bytes, in chunks (a Blob's parts: the header, one a frame, the end); no
+   * frame may follow. */
   end() {
-    this.out.push([0x3b]);
-    return this.out.chunks;
+    this.chunks.push(Uint8Array.of(0x3b));
+    return this.chunks;
   }
 }
 

@@ -6,7 +6,7 @@
 
 import { Recording, webmSupport, RECORD_FORMATS } from './recorder.js';
 import { download } from '../files/formats.js';
-import { byId, setText } from '../ui/dom.js';
+import { byId, h, setText } from '../ui/dom.js';
 
 /** @typedef {import('../ui/figures.js').Shown} Shown */
 
@@ -37,11 +37,16 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
   const progress = /** @type {HTMLProgressElement} */ (byId('record-progress'));
   const status = byId('record-status');
   const note = byId('record-note');
+  note.textContent = '';
   const support = webmSupport();
   for (const [key, choices] of Object.entries(CHOICES)) {
     const s = select(`record-${key}`);
     s.replaceChildren(...choices.map(([v, words]) => new Option(words, v)));
     s.value = DEFAULTS[/** @type {keyof typeof DEFAULTS} */ (key)];
+  }
+  if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
+    note.hidden = false;
+    setText(note, 'This device asks for reduced motion, so the figures are redrawn at most twice a second: a recording takes at most 2 frames a second, and its length in frames takes longer to fill.');
   }
   if (!support.type) {
     // Only the GIF is left: the video's choices say why they are off.
@@ -53,10 +58,17 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
     }
     select('record-format').value = 'gif';
     note.hidden = false;
-    setText(note, `No video here: ${support.reason}. The GIF animation still records.`);
+    setText(note, `No video here: ${support.reason}. The GIF animation still records.${note.textContent ? ` ${note.textContent}` : ''}`);
   }
   /** @type {Recording | null} */
   let rec = null;
+  const links = byId('record-files');
+  /** Drops the last recording's links (and the files they hold). */
+  const forget = () => {
+    for (const a of links.querySelectorAll('a')) URL.revokeObjectURL(a.href);
+    links.replaceChildren();
+    links.hidden = true;
+  };
   /** A canvas the figures are composed on, kept for every frame. */
   const scratch = document.createElement('canvas');
 
@@ -86,12 +98,16 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
     progress.hidden = !on;
     if (saving) say('Saving…', 'info');
     if (!rec || !on) return;
+    rec.setLive(live(), performance.now());
     progress.max = rec.wanted;
     progress.value = rec.frames;
     const fps = rec.settings.fps;
-    const waiting = store.state.playing ? '' : ' Waiting: frames are taken as the run trains (press Play, or Stop and save).';
-    say(`Recording: ${rec.frames} of ${rec.wanted} frames (${(rec.frames / fps).toFixed(1)} of ${rec.settings.seconds} s).${waiting}`, 'info');
+    const waiting = rec.live ? '' : ' Paused with the run: frames are taken while it trains (press Play, or Stop and save).';
+    say(`Recording: ${rec.frames} of ${rec.wanted} frames (${(rec.frames / fps).toFixed(1)} of ${rec.settings.seconds} s of video).${waiting}`, 'info');
   };
+  /** Whether the run trains where it is seen. */
+  const live = () => store.state.playing && !document.hidden;
+  document.addEventListener('visibilitychange', sync);
 
   start.addEventListener('click', () => {
     if (rec?.recording) {
@@ -105,6 +121,7 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
       width: Number(select('record-width').value),
       seconds: Number(select('record-seconds').value),
     };
+    forget();
     try {
       rec = new Recording(settings, {
         onProgress: sync,
@@ -112,6 +129,12 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
           r.files.forEach((f, i) => setTimeout(() => download(f.name, f.blob), 300 * i));
           const files = r.files.map((f) => `${f.name} (${Math.max(1, Math.round(f.blob.size / 1024))} KB)`).join(' and ');
           say(`Saved ${files}: ${r.frames} frames of ${r.width} × ${r.height} pixels.`, 'info');
+          // The files again, as links, should the browser have held a download back.
+          links.replaceChildren('Download again: ', ...r.files.flatMap((f, i) => {
+            const a = h('a', { href: URL.createObjectURL(f.blob), download: f.name }, f.name);
+            return i ? [', ', a] : [a];
+          }));
+          links.hidden = false;
           sync();
         },
         onError: (message) => {

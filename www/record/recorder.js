@@ -77,6 +77,14 @@ export class Recording {
     /** @private */ this.failed = false;
     /** The height of the band over the figures that says the step (pixels). @private */
     this.band = 0;
+    /** Whether the run trains where it is seen: frames are taken, and both files' clocks
+     * run, only then (a pause is left out of the recording). */
+    this.live = false;
+    /** When the recording was last paused (ms), and how long it has been paused in all. @private */
+    this.pausedAt = 0;
+    /** @private */ this.paused = 0;
+    /** Frames sent to the GIF encoder that it has not finished. @private */
+    this.encoding = 0;
     if (settings.format !== 'gif') {
       const support = webmSupport();
       if (!support.type) throw new Error(`WebM: ${support.reason}; choose GIF`);
@@ -92,7 +100,25 @@ export class Recording {
   /** Whether a picture drawn at `now` (ms) would be taken: a frame is due. Half a display
    * frame early is on time (pictures come with the display's frames). @param {number} now */
   wants(now) {
-    return this.recording && (this.frames === 0 || now >= this.due - 8);
+    // A GIF encoder behind by more than a frame takes no more until it catches up: its
+    // queue (a frame's pixels each) stays short, at the cost of a lower frame rate.
+    return this.recording && this.live && this.encoding < 2 && (this.frames === 0 || now >= this.due - 8);
+  }
+
+  /** The run trains where it is seen (`live`), or not (paused, a hidden tab), from `now` (ms).
+   * @param {boolean} live @param {number} now */
+  setLive(live, now) {
+    if (live === this.live) return;
+    this.live = live;
+    if (this.frames === 0 || !this.recording) return;
+    if (!live) {
+      this.pausedAt = now;
+      if (this.video?.state === 'recording') this.video.pause();
+    } else {
+      this.paused += now - this.pausedAt;
+      this.due += now - this.pausedAt;
+      if (this.video?.state === 'paused') this.video.resume();
+    }
   }
 
   /**
@@ -102,6 +128,15 @@ export class Recording {
    */
   take(picture, now, step, title) {
     if (!this.wants(now)) return;
+    try {
+      this.draw(picture, now, step, title);
+    } catch (err) {
+      this.fail(String(/** @type {Error} */ (err).message ?? err));
+    }
+  }
+
+  /** @private @param {HTMLCanvasElement} picture @param {number} now @param {number} step @param {string} title */
+  draw(picture, now, step, title) {
     const interval = 1000 / this.settings.fps;
     if (this.frames === 0) this.begin(picture, now);
     this.due = Math.max(this.due + interval, now + interval / 2);
@@ -130,7 +165,8 @@ export class Recording {
     this.track?.requestFrame();
     if (this.gif) {
       const pixels = g.getImageData(0, 0, canvas.width, canvas.height).data.buffer;
-      this.gif.postMessage({ type: 'frame', pixels, time: now - this.start }, [pixels]);
+      this.encoding++;
+      this.gif.postMessage({ type: 'frame', pixels, time: now - this.start - this.paused }, [pixels]);
     }
     this.frames++;
     if (this.frames >= this.wanted) void this.stop();
@@ -164,6 +200,7 @@ export class Recording {
       this.gif.addEventListener('error', () => this.fail('the GIF encoder failed to start'));
       this.gif.addEventListener('message', (e) => {
         if (e.data.type === 'error') this.fail(`GIF: ${e.data.message}`);
+        if (e.data.type === 'encoded') this.encoding--;
       });
       this.gif.postMessage({ type: 'start', width: canvas.width, height: canvas.height, fps: settings.fps });
     }
@@ -218,11 +255,15 @@ export class Recording {
     const gif = this.gif;
     if (!gif) return Promise.resolve(null);
     return new Promise((resolve, reject) => {
-      gif.addEventListener('message', (e) => {
+      /** @param {MessageEvent} e */
+      const answer = (e) => {
+        if (e.data.type !== 'done' && e.data.type !== 'error') return;
+        gif.removeEventListener('message', answer);
         gif.terminate();
         if (e.data.type === 'done') resolve(new Blob(e.data.parts, { type: 'image/gif' }));
         else reject(new Error(`GIF: ${e.data.message}`));
-      }, { once: true });
+      };
+      gif.addEventListener('message', answer);
       gif.postMessage({ type: 'end' });
     });
   }
