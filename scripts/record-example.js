@@ -4,15 +4,11 @@
 // saves what the page downloads. Prints what the page says it saved.
 // Usage: node scripts/record-example.js [--query '?v=1&speed=1'] [--format gif] [--fps 5]
 //          [--width 480] [--seconds 10] [--out docs]
-import { startServer, launch, shownRun } from '../tests/e2e/harness.js';
+import { startServer, launch, shownRun, option } from '../tests/e2e/harness.js';
 
-const arg = (/** @type {string} */ name, /** @type {string} */ fallback) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
-const query = arg('--query', '?v=1&speed=1');
-const settings = { format: arg('--format', 'gif'), fps: arg('--fps', '5'), width: arg('--width', '480'), seconds: arg('--seconds', '10') };
-const out = arg('--out', 'docs');
+const query = option('--query', '?v=1&speed=1');
+const settings = { format: option('--format', 'gif'), fps: option('--fps', '5'), width: option('--width', '480'), seconds: option('--seconds', '10') };
+const out = option('--out', 'docs');
 
 const server = await startServer();
 const { browser } = await launch();

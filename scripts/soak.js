@@ -8,14 +8,10 @@
 // the first minute's warm-up. Not part of the test command (too long for it).
 //
 //   node scripts/soak.js [--minutes 10] [--query '?speed=1000&eval_every=1&eval_batch=8']
-import { startServer, launch, shownRun } from '../tests/e2e/harness.js';
+import { startServer, launch, shownRun, option } from '../tests/e2e/harness.js';
 
-const arg = (/** @type {string} */ name, /** @type {string} */ fallback) => {
-  const i = process.argv.indexOf(name);
-  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
-};
-const minutes = Number(arg('--minutes', '10'));
-const query = arg('--query', '?speed=1000&eval_every=1&eval_batch=8');
+const minutes = Number(option('--minutes', '10'));
+const query = option('--query', '?speed=1000&eval_every=1&eval_batch=8');
 
 const server = await startServer();
 const { browser } = await launch();

@@ -254,13 +254,15 @@ async function boot() {
     cores,
     actions: { copyLink: () => void copyLink(), showEmbed, exportAs: (k) => void files.exportAs(k), openFile: (f) => void files.openFile(f), charts: () => figures.specs },
   });
+  /** The preset of the run on screen (a viewed saved run's, else the live one's). */
+  const shownPreset = () => store.state.viewing?.preset ?? store.state.preset;
   recordPanel({
     store,
     runs,
     figures,
     words: (drawn) => {
       const a = drawn.runs[0];
-      const preset = store.state.viewing?.preset ?? store.state.preset;
+      const preset = shownPreset();
       return {
         caption: figureCaption(lab, preset, a.snapshot.config.seed, a.snapshot.step, a.evaluations.at(-1)),
         title: `${presetLabel(lab, preset)} · seed ${a.snapshot.config.seed}${drawn.names ? ` · ${drawn.names.join(' vs ')}` : ''}`,
@@ -268,7 +270,7 @@ async function boot() {
     },
     fileName: () => {
       const a = shown()?.runs[0].snapshot;
-      return `attention-playground-${store.state.viewing?.preset ?? store.state.preset}-seed${a?.config.seed ?? ''}-from-step${a?.step ?? 0}`;
+      return `attention-playground-${shownPreset()}-seed${a?.config.seed ?? ''}-from-step${a?.step ?? 0}`;
     },
   });
   byId('sweep-csv').addEventListener('click', () => files.exportSweep());

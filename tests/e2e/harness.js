@@ -1,11 +1,19 @@
 // @ts-check
-// Shared by the end-to-end tests and the screenshot script: starts the static server on a
-// free port and Debian's headless Chromium (never a downloaded browser), offline.
+// Shared by the end-to-end tests and the scripts that drive the page: starts the static
+// server on a free port and Debian's headless Chromium (never a downloaded browser),
+// offline; reads a script's `--name value` options.
 import { spawn } from 'node:child_process';
 import { chromium } from 'playwright-core';
 import { fileURLToPath } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
+
+/** A script's option `--name value` from its command line, else `fallback`.
+ * @param {string} name @param {string} fallback */
+export function option(name, fallback) {
+  const i = process.argv.indexOf(name);
+  return i >= 0 && process.argv[i + 1] ? process.argv[i + 1] : fallback;
+}
 
 export const CHROMIUM_ARGS = [
   '--no-sandbox',

@@ -165,7 +165,6 @@ test('Record: a WebM and a GIF of the training, their frames and size those of t
     assert.equal(Number(m[2]), 480);
     const height = Number(m[3]);
     assert.ok(height % 2 === 0 && height > 100, `an even height: ${height}`);
-    await page.waitForFunction(() => true); // let the second download start
     for (let i = 0; downloads.length < 2 && i < 50; i++) await page.waitForTimeout(100);
     assert.equal(downloads.length, 2, 'two files');
     const files = Object.fromEntries(await Promise.all(downloads.map(async (d) => [d.suggestedFilename().split('.').pop(), readFileSync(/** @type {string} */ (await d.path()))])));

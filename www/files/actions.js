@@ -13,6 +13,9 @@ import { showStatus } from '../ui/controls.js';
 import { sweepCsv } from '../sweeps/seeds.js';
 
 /** @typedef {import('./formats.js').SavedRun} SavedRun */
+/** @typedef {import('../state/store.js').Store} Store */
+/** @typedef {import('../training/runs.js').Runs} Runs */
+/** @typedef {import('../ui/figures.js').Figures} Figures */
 
 /**
  * The caption under a picture of the figures (an export, a recording's frame): the page,
@@ -23,9 +26,6 @@ import { sweepCsv } from '../sweeps/seeds.js';
 export function figureCaption(lab, preset, seed, step, e) {
   return `Attention Playground · ${presetLabel(lab, preset)} · seed ${seed} · step ${step}` + (e ? ` · ${lab.caption(e)}` : '');
 }
-/** @typedef {import('../state/store.js').Store} Store */
-/** @typedef {import('../training/runs.js').Runs} Runs */
-/** @typedef {import('../ui/figures.js').Figures} Figures */
 
 /**
  * @param {{ store: Store, runs: Runs, sweeps: import('../sweeps/sweeps.js').Sweeps, figures: Figures, wasm: any,

@@ -2,8 +2,8 @@
 // An animated GIF encoder: of each frame, the rectangle that changed, its unchanged pixels
 // transparent, the others quantized to at most 255 colours (exactly when they have no more,
 // else by median cut over 5-bit-per-channel bins) into its own colour table; LZW-coded,
-// with its delay; the animation loops. Pure, no
-// DOM: the recorder's worker runs it, and so do Node's tests.
+// with its delay; the animation loops. Pure, no DOM: the recorder's worker runs it, and so
+// do Node's tests.
 
 /** Quantization bins: 5 bits per channel. */
 const BINS = 1 << 15;
@@ -154,8 +154,7 @@ const setKeys = new Int32Array(MAX_CODE);
 export function lzw(indices, minCodeSize) {
   const clear = 1 << minCodeSize;
   const end = clear + 1;
-  let out = new Uint8Array(Math.max(64, indices.length >> 1));
-  let length = 0;
+  const out = new Bytes(Math.max(64, indices.length >> 1));
   let acc = 0;
   let bits = 0;
   let size = minCodeSize + 1;
@@ -163,12 +162,7 @@ export function lzw(indices, minCodeSize) {
     acc |= code << bits;
     bits += size;
     while (bits >= 8) {
-      if (length === out.length) {
-        const grown = new Uint8Array(2 * out.length);
-        grown.set(out);
-        out = grown;
-      }
-      out[length++] = acc & 255;
+      out.byte(acc & 255);
       acc >>>= 8;
       bits -= 8;
     }
@@ -215,9 +209,8 @@ export function lzw(indices, minCodeSize) {
     emit(end);
   }
   reset();
-  const bytes = out.slice(0, length + (bits > 0 ? 1 : 0));
-  if (bits > 0) bytes[length] = acc & 255; // the last bits, padded with zeros
-  return bytes;
+  if (bits > 0) out.byte(acc & 255); // the last bits, padded with zeros
+  return out.bytes();
 }
 
 /** Bytes written one after another into one growing buffer. */
@@ -227,15 +220,25 @@ class Bytes {
     this.length = 0;
   }
 
+  /** Room for `n` more bytes. @private @param {number} n */
+  room(n) {
+    if (this.length + n <= this.buf.length) return;
+    const grown = new Uint8Array(Math.max(2 * this.buf.length, this.length + n));
+    grown.set(this.buf.subarray(0, this.length));
+    this.buf = grown;
+  }
+
   /** @param {ArrayLike<number>} bytes */
   push(bytes) {
-    if (this.length + bytes.length > this.buf.length) {
-      const grown = new Uint8Array(Math.max(2 * this.buf.length, this.length + bytes.length));
-      grown.set(this.buf.subarray(0, this.length));
-      this.buf = grown;
-    }
+    this.room(bytes.length);
     this.buf.set(bytes, this.length);
     this.length += bytes.length;
+  }
+
+  /** @param {number} v one byte */
+  byte(v) {
+    if (this.length === this.buf.length) this.room(1);
+    this.buf[this.length++] = v;
   }
 
   /** @param {number} v a little-endian 16-bit number */

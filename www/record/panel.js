@@ -4,7 +4,7 @@
 // they are drawn (ui/figures.js's onDrawn) into a Recording (recorder.js); it plays the run
 // through the store when recording starts, and changes nothing else.
 
-import { Recording, webmSupport, RECORD_FORMATS } from './recorder.js';
+import { Recording, webmSupport } from './recorder.js';
 import { download } from '../files/formats.js';
 import { byId, h, setText } from '../ui/dom.js';
 
@@ -36,18 +36,14 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
   const close = /** @type {HTMLButtonElement} */ (byId('record-close'));
   const progress = /** @type {HTMLProgressElement} */ (byId('record-progress'));
   const status = byId('record-status');
-  const note = byId('record-note');
-  note.textContent = '';
   const support = webmSupport();
   for (const [key, choices] of Object.entries(CHOICES)) {
     const s = select(`record-${key}`);
     s.replaceChildren(...choices.map(([v, words]) => new Option(words, v)));
     s.value = DEFAULTS[/** @type {keyof typeof DEFAULTS} */ (key)];
   }
-  if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
-    note.hidden = false;
-    setText(note, 'This device asks for reduced motion, so the figures are redrawn at most twice a second: a recording takes at most 2 frames a second, and its length in frames takes longer to fill.');
-  }
+  /** What the panel says of this browser before anything is recorded. */
+  const notes = [];
   if (!support.type) {
     // Only the GIF is left: the video's choices say why they are off.
     for (const o of select('record-format').options) {
@@ -57,9 +53,14 @@ export function recordPanel({ store, runs, figures, words, fileName }) {
       }
     }
     select('record-format').value = 'gif';
-    note.hidden = false;
-    setText(note, `No video here: ${support.reason}. The GIF animation still records.${note.textContent ? ` ${note.textContent}` : ''}`);
+    notes.push(`No video here: ${support.reason}. The GIF animation still records.`);
   }
+  if (window.matchMedia('(prefers-reduced-motion: reduce)').matches) {
+    notes.push('This device asks for reduced motion, so the figures are redrawn at most twice a second: a recording takes at most 2 frames a second, and its length in frames takes longer to fill.');
+  }
+  const note = byId('record-note');
+  setText(note, notes.join(' '));
+  note.hidden = !notes.length;
   /** @type {Recording | null} */
   let rec = null;
   const links = byId('record-files');

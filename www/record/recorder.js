@@ -1,10 +1,10 @@
 // @ts-check
 // One recording of the figures: each drawn picture (the figures composed, under a band that
-// says the step) is scaled onto a canvas of the chosen width, at most `fps` times a second, and
-// goes to a WebM video (the browser's MediaRecorder, from the canvas's stream, one frame per
-// picture) and/or an animated GIF (gif-worker.js), until the length's frames are taken or
-// it is stopped. Both keep the time each picture was drawn. It reads no run: the figures
-// hand it their pictures (ui/figures.js).
+// says the step) is scaled onto a canvas of the chosen width, at most `fps` times a second
+// while the run trains in view, and goes to a WebM video (the browser's MediaRecorder, from
+// the canvas's stream, one frame per picture) and/or an animated GIF (gif-worker.js), until
+// the length's frames are taken or it is stopped. Both keep the time between the pictures,
+// less the pauses. It reads no run: the figures hand it their pictures (ui/figures.js).
 
 /** The formats a recording can save. */
 export const RECORD_FORMATS = /** @type {const} */ (['webm', 'gif', 'both']);
@@ -52,8 +52,8 @@ export function settingsProblem(s) {
 export class Recording {
   /**
    * @param {RecordSettings} settings checked by `settingsProblem` first
-   * @param {{ onProgress(frames: number, wanted: number): void, onDone(r: Recorded): void, onError(message: string): void,
-   *   name: string }} o `name`: the files' name without its extension
+   * @param {{ onProgress(): void, onDone(r: Recorded): void, onError(message: string): void, name: string }} o
+   *   `onProgress`: a frame was taken; `name`: the files' name without its extension
    */
   constructor(settings, o) {
     const problem = settingsProblem(settings);
@@ -90,11 +90,6 @@ export class Recording {
       if (!support.type) throw new Error(`WebM: ${support.reason}; choose GIF`);
       this.videoType = support.type;
     }
-  }
-
-  /** The recording's height, once the first picture sets it. */
-  get height() {
-    return this.canvas.height;
   }
 
   /** Whether a picture drawn at `now` (ms) would be taken: a frame is due. Half a display
@@ -170,7 +165,7 @@ export class Recording {
     }
     this.frames++;
     if (this.frames >= this.wanted) void this.stop();
-    this.o.onProgress(this.frames, this.wanted);
+    this.o.onProgress();
   }
 
   /** Sizes the canvas by the first picture and starts the encoders.
