@@ -58,6 +58,15 @@ fn shards_merged_give_the_runs_table_and_laws() {
         "{out}"
     );
     assert!(table.contains("Fitted to T <= 12"), "{out}");
+    for said in [
+        "seeds reaching 0.95",
+        "m(75%)",
+        "m50 [90% bootstrap]",
+        "Bootstrap: 1000 resamples of the 2 seeds",
+        "In words: ",
+    ] {
+        assert!(table.contains(said), "{said}: {out}");
+    }
     // Two shards: lengths 8 and 16, and 12.
     let shards = [path("a.csv"), path("b.csv")];
     for (i, file) in shards.iter().enumerate() {
@@ -103,31 +112,73 @@ fn shards_merged_give_the_runs_table_and_laws() {
         err.contains("another function, sparsity or protocol"),
         "{err}"
     );
-    // The 11-column CSVs written before the protocol's columns read as learned positions
-    // without weight decay; rows of another protocol are refused beside them.
+    // The 13-column CSVs written before the decay's scope read as decay of the matrices,
+    // and the 11-column ones before the protocol's columns as learned positions without
+    // weight decay; rows of another protocol are refused beside them.
     let text = std::fs::read_to_string(&shards[1]).unwrap();
-    let strip = |line: &str| line.rsplitn(3, ',').nth(2).unwrap().to_string();
-    let old: Vec<String> = text.lines().map(strip).collect();
-    assert!(
-        old[1].ends_with(",0") || old[1].ends_with(",1"),
-        "{}",
-        old[1]
-    );
-    std::fs::write(path("old.csv"), old.join("\n") + "\n").unwrap();
-    let (code, again, err) = scaling(&["merge", &shards[0], &path("old.csv"), "--fit-upto", "12"]);
+    let strip = |line: &str, n: usize| line.rsplitn(n + 1, ',').nth(n).unwrap().to_string();
+    for n in [1, 3] {
+        let old: Vec<String> = text.lines().map(|l| strip(l, n)).collect();
+        assert!(
+            old[1].ends_with(if n == 1 { ",learned,0" } else { ",0" }) || old[1].ends_with(",1"),
+            "{}",
+            old[1]
+        );
+        std::fs::write(path("old.csv"), old.join("\n") + "\n").unwrap();
+        let (code, again, err) =
+            scaling(&["merge", &shards[0], &path("old.csv"), "--fit-upto", "12"]);
+        assert_eq!(code, 0, "{err}");
+        assert_eq!(from_table(&again), table, "the older form reads the same");
+    }
+    for (protocol, words) in [
+        (
+            ",sinusoidal,0.5,matrices\n",
+            "sinusoidal position codes, weight decay 0.5 beside",
+        ),
+        (
+            ",learned,0.5,all\n",
+            "weight decay 0.5 on everything but the biases beside",
+        ),
+    ] {
+        let other = text.replace(",learned,0,matrices\n", protocol);
+        assert_ne!(other, text);
+        std::fs::write(path("other.csv"), other).unwrap();
+        let (code, _, err) = scaling(&["merge", &shards[0], &path("other.csv")]);
+        assert_eq!(code, 2);
+        assert!(err.contains(&format!("and of 3 bits, {words}")), "{err}");
+    }
+    // Without decay its scope does not matter.
+    std::fs::write(
+        path("all0.csv"),
+        text.replace(",learned,0,matrices\n", ",learned,0,all\n"),
+    )
+    .unwrap();
+    let (code, _, err) = scaling(&["merge", &shards[0], &path("all0.csv")]);
     assert_eq!(code, 0, "{err}");
-    assert_eq!(from_table(&again), table, "the older form reads the same");
-    let other = text.replace(",learned,0\n", ",sinusoidal,0.5\n");
-    assert_ne!(other, text);
-    std::fs::write(path("sin.csv"), other).unwrap();
-    let (code, _, err) = scaling(&["merge", &shards[0], &path("sin.csv")]);
-    assert_eq!(code, 2);
-    assert!(
-        err.contains("and of 3 bits, sinusoidal position codes, weight decay 0.5 beside"),
-        "{err}"
-    );
     let (code, _, err) = scaling(&[RUN, &["--shard", "3/2"]].concat());
     assert_eq!(code, 2);
     assert!(err.contains("--shard"), "{err}");
     std::fs::remove_dir_all(&d).unwrap();
+}
+
+/// The committed result files, read again: each of AND-3's and majority-3's tables to
+/// T = 1,024 gives the verdict its docs state, with the success counts it was read from.
+#[test]
+fn the_result_files_give_the_verdicts_the_docs_state() {
+    let file = |name: &str| format!("{}/results/{name}", env!("CARGO_MANIFEST_DIR"));
+    let (code, and, err) = scaling(&["merge", &file("sparse-scaling-and3-1024.csv")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(and.contains("In words: fitted to T <= 256, log T predicted the longer lengths best (RMS relative error 0.27, power of T 0.33"), "{and}");
+    assert!(and.contains("  1024      215"), "{and}");
+    assert!(
+        and.contains("128:2/20 181:8/20 215:11/20 256:13/20"),
+        "{and}"
+    );
+    let (code, majority, err) = scaling(&["merge", &file("sparse-scaling-majority3-1024.csv")]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        majority
+            .contains("In words: fitted to T <= 256, power of T predicted the longer lengths best"),
+        "{majority}"
+    );
 }

@@ -6,7 +6,7 @@
 
 use attention_playground::rng::Rng;
 use attention_playground::run::Run;
-use attention_playground::sparse::config::{BoolFunction, Positions, SparseConfig};
+use attention_playground::sparse::config::{BoolFunction, DecayScope, Positions, SparseConfig};
 use attention_playground::sparse::model::{Dims, SparseModel, TENSOR_NAMES};
 use attention_playground::sparse::train::SparseTrainer;
 
@@ -275,42 +275,67 @@ fn fixed_position_codes_stay_fixed() {
     }
 }
 
-/// Weight decay λ multiplies each weight matrix by `1 − lr·λ` before Adam's step and leaves
-/// the embeddings and biases alone: after one step from the same start, the decayed run's
-/// matrices differ from the undecayed one's by `−lr·λ·p₀` and everything else is equal.
+/// Weight decay λ multiplies each parameter its scope names by `1 − lr·λ` before Adam's
+/// step and leaves the rest alone: after one step from the same start, the decayed run's
+/// parameters differ from the undecayed one's by `−lr·λ·p₀` exactly there. The matrices
+/// scope takes the query and the four maps; the all scope the embeddings too, but never the
+/// biases, nor position codes that are fixed.
 #[test]
-fn weight_decay_shrinks_the_matrices_only() {
-    let base = and3(12, 80, 2);
-    let (p0, model) = trained(base.clone(), 0);
-    let (plain, _) = trained(base.clone(), 1);
-    let (decayed, _) = trained(
-        SparseConfig {
-            weight_decay: 2.0,
-            ..base.clone()
-        },
-        1,
-    );
-    let lr_wd = base.learning_rate * 2.0;
-    let r = &model.ranges;
-    let matrices = [&r.query, &r.w_key, &r.w_value, &r.w_hidden, &r.w_out];
-    let mut checked = 0;
-    r.visit(|name, range| {
-        let decays = matrices.contains(&range);
-        for i in range.clone() {
-            let want = if decays {
-                plain[i] - lr_wd * p0[i]
-            } else {
-                plain[i]
-            };
-            assert!(
-                (decayed[i] - want).abs() < 1e-6,
-                "{name}[{i}]: {} vs {want}",
-                decayed[i]
-            );
-            checked += usize::from(decays);
+fn weight_decay_shrinks_what_its_scope_names() {
+    for (scope, positions) in [
+        (DecayScope::Matrices, Positions::Learned),
+        (DecayScope::All, Positions::Learned),
+        (DecayScope::All, Positions::Sinusoidal),
+    ] {
+        let base = SparseConfig {
+            positions,
+            ..and3(12, 80, 2)
+        };
+        let (p0, model) = trained(base.clone(), 0);
+        let (plain, _) = trained(base.clone(), 1);
+        let (decayed, _) = trained(
+            SparseConfig {
+                weight_decay: 2.0,
+                decay_scope: scope,
+                ..base.clone()
+            },
+            1,
+        );
+        let lr_wd = base.learning_rate * 2.0;
+        let r = &model.ranges;
+        let mut names = vec!["query", "w_key", "w_value", "w_hidden", "w_out"];
+        if scope == DecayScope::All {
+            names.push("bit_embedding");
+            if positions == Positions::Learned {
+                names.push("position_embedding");
+            }
         }
-    });
-    assert!(checked > 1000, "{checked} decayed weights checked");
+        let mut seen = Vec::new();
+        r.visit(|name, range| {
+            let decays = names.contains(&name);
+            for i in range.clone() {
+                let want = if decays {
+                    plain[i] - lr_wd * p0[i]
+                } else {
+                    plain[i]
+                };
+                assert!(
+                    (decayed[i] - want).abs() < 1e-6,
+                    "{scope:?}, {positions:?}: {name}[{i}]: {} vs {want}",
+                    decayed[i]
+                );
+            }
+            // A tensor counts as decayed only if the decay moved it (p₀ ≠ 0 somewhere).
+            if decays && range.clone().any(|i| p0[i] != 0.0) {
+                seen.push(name);
+            }
+        });
+        assert_eq!(
+            seen.len(),
+            names.len(),
+            "{scope:?}, {positions:?}: {seen:?}"
+        );
+    }
 }
 
 /// A training step allocates nothing, evaluation included.

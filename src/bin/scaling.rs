@@ -11,11 +11,14 @@
 use attention_playground::run::Run as _;
 use attention_playground::settings::Settings;
 use attention_playground::settings::Value;
-use attention_playground::sparse::config::{Positions, SparseConfig};
+use attention_playground::sparse::config::{DecayScope, Positions, SparseConfig};
 use attention_playground::sparse::scaling::{
-    fit_law, held_out, log2_choose, median, Law, SampleSearch,
+    fit_law, held_out, log2_choose, median, Law, Predictions, SampleSearch,
 };
 use attention_playground::sparse::train::SparseTrainer;
+use attention_playground::sparse::uncertainty::{
+    bootstrap, logistic_m50, m_star, share_rule, successes, Trials,
+};
 use std::io::Write;
 use std::time::Instant;
 
@@ -33,7 +36,9 @@ Options (defaults in brackets):
   --sparsity S         hidden bits s
   --width D  --heads K  --mlp M  --batch B  --lr X  --test-samples N
   --positions P        position codes: learned | sinusoidal | one-hot | random [learned]
-  --weight-decay X     AdamW's decoupled weight decay of the weight matrices [0]
+  --weight-decay X     AdamW's decoupled weight decay [0]
+  --decay-scope S      what it shrinks: matrices (the weight matrices only) | all (every
+                       parameter but the biases, embeddings too) [matrices]
   --lengths LIST       the lengths T [8,16,32,64,128,256]
   --seeds LIST         seeds per size, e.g. 0-4 or 0,3,7 [0-4]
   --steps N            training steps per run [1000]
@@ -58,21 +63,32 @@ scaling merge FILE... [--threshold X] [--fit-upto T]
 
 /// The CSV's header: one row per run.
 const HEADER: &str = "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,\
+rejected,ambiguous,positions,weight_decay,decay_scope";
+/// The headers of the CSVs written before the decay's scope (the weight matrices only) and
+/// before the protocol's columns (learned positions, no weight decay), which `merge` reads.
+const HEADER_13: &str = "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,\
 rejected,ambiguous,positions,weight_decay";
-/// The header of the CSVs written before the protocol's columns (learned positions, no
-/// weight decay), which `merge` still reads.
 const HEADER_11: &str =
     "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous";
 
+/// The share of the seeds that the share rule asks for.
+const SHARE: f64 = 0.75;
+/// Resamples of the seeds in the bootstrap, and the draw's seed.
+const RESAMPLES: usize = 1000;
+const BOOTSTRAP_SEED: u64 = 0;
+
 /// The protocol's words in a title: nothing for the defaults (learned position codes, no
 /// weight decay).
-fn protocol(positions: &str, weight_decay: &str) -> String {
+fn protocol(positions: &str, weight_decay: &str, scope: &str) -> String {
     let mut out = String::new();
     if positions != "learned" {
         out += &format!(", {positions} position codes");
     }
     if weight_decay.parse::<f64>() != Ok(0.0) {
         out += &format!(", weight decay {weight_decay}");
+        if scope == "all" {
+            out += " on everything but the biases";
+        }
     }
     out
 }
@@ -130,6 +146,7 @@ fn parse(argv: &[String]) -> Result<Args, String> {
             "--lr" => "learning_rate",
             "--positions" => "positions",
             "--weight-decay" => "weight_decay",
+            "--decay-scope" => "decay_scope",
             "--test-samples" => "test_samples",
             other => {
                 match other {
@@ -184,28 +201,81 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     Ok(a)
 }
 
-/// One length's outcome: `m*` (None: even the largest size failed) and the largest size
-/// that failed (0: none).
-type Row = (usize, Option<usize>, usize);
+/// A run's rows as the report reads them: `(length, samples, seed, test accuracy)`.
+type Outcome = (usize, usize, u64, f32);
 
-/// Prints the table of `m*` against `T` under `title`, the three laws fitted to it (each
-/// judged in the space of `m*`, with its residuals), and how each, fitted up to
-/// `fit_upto`, predicts the longer lengths.
-fn report(title: &str, sparsity: usize, table: &[Row], fit_upto: usize) {
+/// A count of resamples as a share in words: "45%".
+fn share(k: usize, of: usize) -> String {
+    format!("{:.0}%", 100.0 * k as f64 / of.max(1) as f64)
+}
+
+/// Prints under `title` the table of `m*` (the median rule) against `T`, with the last
+/// size that failed, the share rule, the logistic `m50` and its bootstrap interval, the
+/// information limit and how many seeds reached `threshold` at each size tried; then the
+/// three laws fitted to `m*` (each judged in the space of `m*`, with its residuals), how
+/// each, fitted up to `fit_upto`, predicts the longer lengths, the bootstrap over seeds of
+/// the laws' slopes and of that verdict, and the verdict in words.
+fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fit_upto: usize) {
+    let trials = Trials::from_rows(outcomes);
+    let seeds = trials.seeds.len();
+    let boot = bootstrap(&trials, threshold, fit_upto, RESAMPLES, BOOTSTRAP_SEED);
     println!("\n{title}:");
     println!(
-        "{:>6} {:>8} {:>12} {:>14}",
-        "T", "m*", "last failed", "log2 C(T, s)"
+        "{:>6} {:>8} {:>12} {:>8} {:>22} {:>14}   seeds reaching {threshold} at each size tried",
+        "T",
+        "m*",
+        "last failed",
+        format!("m({:.0}%)", 100.0 * SHARE),
+        "m50 [90% bootstrap]",
+        "log2 C(T, s)"
     );
-    for &(t, found, failed) in table {
-        let m = found.map_or("none".to_string(), |m| m.to_string());
-        let limit = log2_choose(t, sparsity);
-        println!("{t:>6} {m:>8} {failed:>12} {limit:>14.1}");
+    let mut points = Vec::new();
+    for (l, m50) in trials.lengths.iter().zip(&boot.m50) {
+        let t = l.length;
+        let found = m_star(l, threshold, seeds);
+        if let Some(m) = found {
+            points.push((t as f64, m as f64));
+        }
+        let failed = l
+            .probes
+            .iter()
+            .filter(|p| median(&p.tests.iter().map(|x| x.1).collect::<Vec<_>>()) < threshold)
+            .map(|p| p.samples)
+            .max()
+            .unwrap_or(0);
+        let or_none = |m: Option<usize>| m.map_or("none".to_string(), |m| m.to_string());
+        let fitted = logistic_m50(l, threshold, &vec![1; seeds]);
+        let m50 = match (fitted, m50) {
+            (Some(m), Some([lo, _, hi])) => format!("{m:.0} [{lo:.0}–{hi:.0}]"),
+            (Some(m), None) => format!("{m:.0} [–]"),
+            (None, _) => "–".to_string(),
+        };
+        let counts: Vec<String> = l
+            .probes
+            .iter()
+            .map(|p| {
+                let (k, n) = successes(p, threshold);
+                format!("{}:{k}/{n}", p.samples)
+            })
+            .collect();
+        println!(
+            "{t:>6} {:>8} {failed:>12} {:>8} {m50:>22} {:>14.1}   {}",
+            or_none(found),
+            share_rule(l, threshold, SHARE).map_or_else(
+                || format!(">{}", l.probes.last().map_or(0, |p| p.samples)),
+                |m| m.to_string()
+            ),
+            log2_choose(t, sparsity),
+            counts.join(" ")
+        );
     }
-    let points: Vec<(f64, f64)> = table
-        .iter()
-        .filter_map(|&(t, m, _)| m.map(|m| (t as f64, m as f64)))
-        .collect();
+    println!(
+        "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
+         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a logistic fit of success against \
+         log2 m crosses one half.",
+        100.0 * SHARE,
+        100.0 * SHARE
+    );
     let fits: Vec<_> = Law::ALL
         .into_iter()
         .filter_map(|law| fit_law(law, &points))
@@ -230,25 +300,80 @@ fn report(title: &str, sparsity: usize, table: &[Row], fit_upto: usize) {
         .expect("a fit");
     println!("  closest on these lengths: {}", best.law.name());
     let held = held_out(&points, fit_upto as f64);
-    if held.is_empty() {
-        return;
+    // The root mean square of a law's relative errors on the held-out lengths.
+    let rms = |p: &Predictions| {
+        (p.iter().map(|(_, m, q)| ((q - m) / m).powi(2)).sum::<f64>() / p.len() as f64).sqrt()
+    };
+    if !held.is_empty() {
+        println!(
+            "\nFitted to T <= {fit_upto}, each law's m* at the longer lengths (measured in brackets; \
+             RMS relative error):"
+        );
+        for (law, predictions) in &held {
+            let said: Vec<String> = predictions
+                .iter()
+                .map(|(t, m, p)| format!("T {t}: {p:.0} ({m})"))
+                .collect();
+            println!(
+                "  {:<12} {}   RMS {:.2}",
+                law.name(),
+                said.join(", "),
+                rms(predictions)
+            );
+        }
+        println!("  best predicted: {}", held[0].0.name());
     }
+    println!("\nBootstrap: {RESAMPLES} resamples of the {seeds} seeds (with replacement), m* by the median rule:");
+    let interval = |x: Option<[f64; 3]>, digits: usize| {
+        x.map_or("–".to_string(), |[lo, mid, hi]| {
+            format!("{mid:.digits$} (90%: {lo:.digits$}–{hi:.digits$})")
+        })
+    };
     println!(
-        "\nFitted to T <= {fit_upto}, each law's m* at the longer lengths (measured in brackets):"
+        "  power of T   exponent {}",
+        interval(boot.power_exponent, 3)
     );
-    for (law, predictions) in &held {
-        let said: Vec<String> = predictions
-            .iter()
-            .map(|(t, m, p)| format!("T {t}: {p:.0} ({m})"))
-            .collect();
-        println!("  {:<12} {}", law.name(), said.join(", "));
+    println!("  log T        slope    {}", interval(boot.log_slope, 1));
+    let wins: Vec<String> = Law::ALL
+        .iter()
+        .zip(boot.held_out_wins)
+        .map(|(law, k)| format!("{} in {}", law.name(), share(k, RESAMPLES)))
+        .collect();
+    println!(
+        "  held-out check (fitted to T <= {fit_upto}) picks {}{}",
+        wins.join(", "),
+        if boot.undecided > 0 {
+            format!(
+                ", none in {} (too few lengths learned)",
+                share(boot.undecided, RESAMPLES)
+            )
+        } else {
+            String::new()
+        }
+    );
+    // The verdict in words.
+    let mut words = String::from("\nIn words: ");
+    match held.as_slice() {
+        [] => words += &format!("no held-out check (no length beyond T = {fit_upto} learned)"),
+        [(first, p), rest @ ..] => {
+            words += &format!(
+                "fitted to T <= {fit_upto}, {} predicted the longer lengths best (RMS relative error {:.2}",
+                first.name(),
+                rms(p)
+            );
+            for (law, p) in rest {
+                words += &format!(", {} {:.2}", law.name(), rms(p));
+            }
+            let k = boot.held_out_wins[Law::ALL.iter().position(|l| l == first).expect("a law")];
+            words += &format!(
+                "); over resamples of the seeds the check picks {} in {} of them",
+                first.name(),
+                share(k, RESAMPLES)
+            );
+        }
     }
-    println!("  best predicted: {}", held[0].0.name());
+    println!("{words}.");
 }
-
-/// A length's rows in a merge: the file they came from, and each run's size, seed and test
-/// accuracy.
-type Length = (String, Vec<(usize, u64, f32)>);
 
 /// `scaling merge FILE... [--threshold X] [--fit-upto T]`: the shards' rows as one run's
 /// table and fits.
@@ -266,15 +391,17 @@ fn merge(argv: &[String]) -> Result<(), String> {
     if files.is_empty() {
         return Err("merge: give the shards' CSV files".into());
     }
-    // (function, sparsity, positions, weight decay) of every row; each length's test
-    // accuracies by size and seed.
-    let mut kind: Option<(String, usize, String, String)> = None;
-    let mut by_length: std::collections::BTreeMap<usize, Length> = Default::default();
+    // (function, sparsity, positions, weight decay, its scope) of every row; the file each
+    // length came from; every run's outcome.
+    let mut kind: Option<(String, usize, String, String, String)> = None;
+    let mut from: std::collections::BTreeMap<usize, String> = Default::default();
+    let mut outcomes: Vec<Outcome> = Vec::new();
     for file in &files {
         let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
         let mut lines = text.lines();
         let columns = match lines.next() {
-            Some(HEADER) => 13,
+            Some(HEADER) => 14,
+            Some(HEADER_13) => 13,
             Some(HEADER_11) => 11,
             _ => {
                 return Err(format!(
@@ -288,21 +415,27 @@ fn merge(argv: &[String]) -> Result<(), String> {
             if f.len() != columns {
                 return Err(bad());
             }
-            let (positions, decay) = if columns == 13 {
+            let (positions, decay) = if columns >= 13 {
                 (f[11], f[12])
             } else {
                 ("learned", "0")
             };
+            let scope = if columns == 14 { f[13] } else { "matrices" };
             // The decay as an f32 writes it (the page writes 1e-7 where Rust writes 0.0000001).
             let decay: f32 = decay.parse().map_err(|_| bad())?;
-            if !Positions::CHOICES.iter().any(|c| c.name == positions) {
+            if !Positions::CHOICES.iter().any(|c| c.name == positions)
+                || !DecayScope::CHOICES.iter().any(|c| c.name == scope)
+            {
                 return Err(bad());
             }
+            // Without decay, its scope does not matter.
+            let scope = if decay == 0.0 { "matrices" } else { scope };
             let this = (
                 f[0].to_string(),
                 f[1].parse().map_err(|_| bad())?,
                 positions.to_string(),
                 decay.to_string(),
+                scope.to_string(),
             );
             if *kind.get_or_insert_with(|| this.clone()) != this {
                 return Err(format!(
@@ -310,7 +443,7 @@ fn merge(argv: &[String]) -> Result<(), String> {
                      or protocol",
                     this.0,
                     this.1,
-                    protocol(&this.2, &this.3)
+                    protocol(&this.2, &this.3, &this.4)
                 ));
             }
             let t: usize = f[2].parse().map_err(|_| bad())?;
@@ -319,46 +452,23 @@ fn merge(argv: &[String]) -> Result<(), String> {
                 f[4].parse().map_err(|_| bad())?,
                 f[6].parse().map_err(|_| bad())?,
             );
-            let entry = by_length
-                .entry(t)
-                .or_insert_with(|| (file.clone(), Vec::new()));
-            if entry.0 != *file {
-                return Err(format!(
-                    "merge: length {t} is in both {} and {file}",
-                    entry.0
-                ));
+            let first = from.entry(t).or_insert_with(|| file.clone());
+            if first != file {
+                return Err(format!("merge: length {t} is in both {first} and {file}"));
             }
-            entry.1.push((m, seed, test));
+            outcomes.push((t, m, seed, test));
         }
     }
-    let (function, sparsity, positions, decay) = kind.ok_or("merge: the files hold no rows")?;
-    let mut seeds = std::collections::BTreeSet::new();
-    let table: Vec<Row> = by_length
-        .iter()
-        .map(|(&t, (_, runs))| {
-            let mut sizes: Vec<usize> = runs.iter().map(|r| r.0).collect();
-            sizes.sort_unstable();
-            sizes.dedup();
-            let (mut found, mut failed) = (None, 0);
-            for m in sizes {
-                let tests: Vec<f32> = runs.iter().filter(|r| r.0 == m).map(|r| r.2).collect();
-                if median(&tests) >= threshold {
-                    found = Some(found.map_or(m, |f: usize| f.min(m)));
-                } else {
-                    failed = failed.max(m);
-                }
-            }
-            seeds.extend(runs.iter().map(|r| r.1));
-            (t, found, failed)
-        })
-        .collect();
+    let (function, sparsity, positions, decay, scope) =
+        kind.ok_or("merge: the files hold no rows")?;
+    let seeds: std::collections::BTreeSet<u64> = outcomes.iter().map(|r| r.2).collect();
     let title = format!(
         "{function} of {sparsity} bits{}, {} seeds, merged from {} files, median test accuracy >= {threshold}",
-        protocol(&positions, &decay),
+        protocol(&positions, &decay, &scope),
         seeds.len(),
         files.len()
     );
-    report(&title, sparsity, &table, fit_upto);
+    report(&title, sparsity, &outcomes, threshold, fit_upto);
     Ok(())
 }
 
@@ -429,9 +539,13 @@ fn main() {
     writeln!(out, "{HEADER}").unwrap();
     let c = &a.config;
     let function = format!("{:?}", c.function).to_lowercase();
-    let (positions, decay) = (c.positions.name(), c.weight_decay.to_string());
+    let (positions, decay, scope) = (
+        c.positions.name(),
+        c.weight_decay.to_string(),
+        c.decay_scope.name(),
+    );
     let started = Instant::now();
-    let mut table = Vec::new();
+    let mut outcomes: Vec<Outcome> = Vec::new();
     for &t in &a.lengths {
         let mut search = SampleSearch::new(a.start, a.max, a.ratio);
         // With --samples, that one size: no search.
@@ -453,7 +567,7 @@ fn main() {
             for r in &runs {
                 writeln!(
                     out,
-                    "{function},{},{t},{m},{},{},{},{},{},{},{},{positions},{decay}",
+                    "{function},{},{t},{m},{},{},{},{},{},{},{},{positions},{decay},{scope}",
                     c.sparsity,
                     r.seed,
                     r.train,
@@ -465,6 +579,7 @@ fn main() {
                 )
                 .unwrap();
             }
+            outcomes.extend(runs.iter().map(|r| (t, m, r.seed, r.test)));
             let tests: Vec<f32> = runs.iter().map(|r| r.test).collect();
             let med = median(&tests);
             search.record(m, med >= a.threshold);
@@ -473,17 +588,16 @@ fn main() {
                 started.elapsed().as_secs_f64()
             );
         }
-        table.push((t, search.result(), search.failed));
     }
     out.flush().unwrap();
     let title = format!(
         "{function} of {} bits{}, {} seeds, {} steps, median test accuracy >= {}",
         c.sparsity,
-        protocol(positions, &decay),
+        protocol(positions, &decay, scope),
         a.seeds.len(),
         a.steps,
         a.threshold
     );
-    report(&title, c.sparsity, &table, a.fit_upto);
+    report(&title, c.sparsity, &outcomes, a.threshold, a.fit_upto);
     eprintln!("done in {:.0} s", started.elapsed().as_secs_f64());
 }

@@ -57,6 +57,18 @@ choices! {
     }
 }
 
+choices! {
+    /// What weight decay shrinks.
+    pub enum DecayScope {
+        /// The weight matrices and the `[CLS]` query, not the embeddings or biases (minGPT's
+        /// rule of decaying only linear layers' weights).
+        Matrices = "matrices" ("the weight matrices only"),
+        /// Every parameter but the biases: the bit and position embeddings too (AdamW as
+        /// most code applies it; fixed position codes are not parameters and stay as set).
+        All = "all" ("all but the biases, embeddings too"),
+    }
+}
+
 impl Positions {
     /// Whether training leaves the codes as they were set.
     pub fn fixed(self) -> bool {
@@ -93,12 +105,14 @@ settings! {
         pub batch: usize = "Batch", Range::Whole(1, 4096), default 64;
         pub learning_rate: f32 = "Learning rate", Range::Positive(MAX_LEARNING_RATE),
             default 1e-2, live;
-        /// AdamW's decoupled weight decay `λ`: before each Adam update, every weight matrix
-        /// (the query, the key, value, hidden and output maps) is multiplied by `1 − lr·λ`;
-        /// the embeddings and biases are not (our choice, after minGPT's rule of decaying
-        /// only linear layers' weights; the `[CLS]` query, a parameter here, is decayed).
+        /// AdamW's decoupled weight decay `λ`: before each Adam update, every parameter that
+        /// `decay_scope` names is multiplied by `1 − lr·λ`.
         pub weight_decay: f32 = "Weight decay", Range::NonNegative(MAX_WEIGHT_DECAY),
             default 0.0;
+        /// What the decay shrinks: the weight matrices (the query, the key, value, hidden
+        /// and output maps) only, or every parameter but the biases, embeddings included.
+        pub decay_scope: DecayScope = "Weight decay reaches", Range::Choice(DecayScope::CHOICES),
+            default DecayScope::Matrices;
         pub seed: u64 = "Seed", Range::Whole(0, MAX_SEED), default 0;
         /// Evaluate every this many steps (and at step 0).
         pub eval_every: usize = "Evaluation interval (steps)", Range::Whole(1, 100_000), default 10;

@@ -8,3 +8,4 @@ pub mod model;
 pub mod scaling;
 pub mod task;
 pub mod train;
+pub mod uncertainty;

@@ -3,7 +3,7 @@
 //! test loss and accuracy, the attention on the hidden positions) in bounded memory.
 //! Everything is allocated in `new`; a step allocates nothing.
 
-use super::config::{SparseConfig, MAX_HEADS, MAX_LENGTH};
+use super::config::{DecayScope, SparseConfig, MAX_HEADS, MAX_LENGTH};
 use super::model::{position_codes, Dims, SparseModel, Workspace};
 use super::task::SparseTask;
 use crate::optim::{Optimizer, OptimizerKind};
@@ -116,9 +116,22 @@ impl SparseTrainer {
         let task = SparseTask::new(&config);
         let batch = config.batch.min(config.samples);
         let r = &model.ranges;
-        let decayed = [&r.query, &r.w_key, &r.w_value, &r.w_hidden, &r.w_out];
+        let mut decayed = vec![
+            r.query.clone(),
+            r.w_key.clone(),
+            r.w_value.clone(),
+            r.w_hidden.clone(),
+            r.w_out.clone(),
+        ];
+        if config.decay_scope == DecayScope::All {
+            decayed.push(r.bit_embedding.clone());
+            // Fixed position codes are not parameters: they stay as they were set.
+            if !config.positions.fixed() {
+                decayed.push(r.position_embedding.clone());
+            }
+        }
         let optimizer = Optimizer::new(OptimizerKind::Adam, config.learning_rate, model.len)
-            .with_decay(config.weight_decay, decayed.into_iter().cloned().collect());
+            .with_decay(config.weight_decay, decayed);
         let mut t = SparseTrainer {
             params: vec![0.0; model.len],
             grads: vec![0.0; model.len],

@@ -54,9 +54,9 @@ test('each length’s search ends at the fewest samples that learn, within the r
     assert.ok(l.search.failed < need(l.t));
   }
   const rows = plan.csv().trim().split('\n');
-  assert.equal(rows[0], 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous,positions,weight_decay');
+  assert.equal(rows[0], 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous,positions,weight_decay,decay_scope');
   assert.equal(rows.length, asked.length + 1);
-  assert.match(rows[1], /^and,3,\d+,\d+,\d,1,(1|0\.6|0\.5),0\.5,1,,,learned,0$/);
+  assert.match(rows[1], /^and,3,\d+,\d+,\d,1,(1|0\.6|0\.5),0\.5,1,,,learned,0,matrices$/);
   assert.deepEqual(plan.lengths.map((l) => l.t), LENGTHS);
   const fits = plan.laws();
   assert.ok(fits, 'the laws fitted');

@@ -26,7 +26,8 @@ const HELP = {
   mlp: 'Units of the ReLU layer between the heads and the label.',
   batch: 'Training samples per step (a smaller training set is one batch).',
   learning_rate: 'Adam’s; applies at once, without restarting.',
-  weight_decay: 'AdamW’s: each step shrinks the weight matrices (not embeddings or biases) by lr × this.',
+  weight_decay: 'AdamW’s: each step shrinks what the next setting names by lr × this.',
+  decay_scope: 'The weight matrices only, or every parameter but the biases: the embeddings too, as most AdamW code does.',
   seed: 'Same seed, same hidden set, data and run, bit for bit.',
   eval_every: 'Steps between two evaluations on the training and test sets (and one at step 0).',
 };

@@ -22,7 +22,7 @@ const MAX = 4096;
 const RATIO = 1.19;
 
 /** The native tool's CSV header (src/bin/scaling.rs). */
-const HEADER = 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous,positions,weight_decay';
+const HEADER = 'function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous,positions,weight_decay,decay_scope';
 
 /**
  * One size tried at one length: its runs' test accuracies so far, and once every seed
@@ -102,7 +102,7 @@ export class ScalingPlan {
     const f = (/** @type {number | undefined} */ x) => (x === undefined ? '' : formatValue(Math.fround(x)));
     this.rows.push([config.function, config.sparsity, t, m, config.seed, f(last?.train_accuracy), f(last?.test_accuracy),
       f(last?.mass), last ? String(last.found) : '', shape?.rejected ?? '', shape ? Number(shape.ambiguous) : '',
-      config.positions, f(Number(config.weight_decay))].join(','));
+      config.positions, f(Number(config.weight_decay)), config.decay_scope].join(','));
     if (p.accuracies.length < SEEDS) return;
     p.median = this.wasm.sparseMedian(Float32Array.from(p.accuracies));
     p.success = /** @type {number} */ (p.median) >= THRESHOLD;
