@@ -7,6 +7,7 @@
 
 import { createViews, explain } from './views.js';
 import { outsideRange } from '../ranges.js';
+import { quote } from '../quote.js';
 
 /** @typedef {import('../index.js').Lab} Lab */
 
@@ -41,18 +42,19 @@ const ACCURACIES = [
 /** Solid for the first run, dashed for the second. */
 const RUN_DASH = [[], [6, 4]];
 
-// From reproduce's runs of each preset over seeds 0–19 (0–4 at paper size, easy):
-// docs/reproducing.md. A preset with no such measurement has no budget.
+// From reproduce's runs of each preset (docs/reproducing.md): each figure is quoted from
+// figures.js, which scripts/figures.js writes from results/. A preset with no such
+// measurement has no budget.
 /** @type {Record<string, import('../index.js').Budget>} */
 const BUDGETS = {
-  'small-easy': { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in every one of 20 seeds (between steps 210 and 270)' },
-  'small-hard': { steps: 400, claim: 'within 400 steps the hard task reaches 99% token accuracy in only 8 of 20 seeds; 6 others stall with attention accuracy below 11%, and 6 are still learning' },
-  'small-uniform': { steps: 400, claim: 'within 400 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
-  'small-reverse': { steps: 400, claim: 'within 400 steps reversal reaches 99% token accuracy in 19 of 20 seeds (between steps 180 and 390), while attention accuracy stays near 0 in most of them' },
-  'small-translate': { steps: 400, claim: 'within 400 steps word translation reaches 99% token accuracy in every one of 20 seeds (between steps 240 and 370), KTIW accuracy passing 50% before attention accuracy in all of them' },
-  'small-heads': { steps: 600, claim: 'within 600 steps, with 8 heads 1 of 20 seeds of the hard task stays stuck (attention accuracy below 20%), against 4 of 20 with one head' },
-  easy: { steps: 200, claim: 'within 200 steps the paper-size easy task reaches 99% token accuracy in every seed tried (at step 40), as in the paper' },
-  hard: { steps: 200, claim: 'within 200 steps the paper-size hard task reaches 99% in 6 of 20 seeds; the others stall near 60% token accuracy, as in the paper' },
+  'small-easy': { steps: 400, claim: quote('within 400 steps the easy task reaches 99% token accuracy in {copying.small-easy.reached} seeds (at steps {copying.small-easy.reached-steps})') },
+  'small-hard': { steps: 400, claim: quote('within 400 steps the hard task reaches 99% token accuracy in only {copying.small-hard.reached} seeds; {copying.small-hard.stalled} others stall with attention accuracy at {copying.small-hard.stalled-attention}, and {copying.small-hard.learning} are still learning') },
+  'small-uniform': { steps: 400, claim: quote('within 400 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed} seeds (at steps {copying.small-uniform.ktiw-steps}), while its token accuracy is at {copying.small-uniform.token-400} at step 400') },
+  'small-reverse': { steps: 400, claim: quote('within 400 steps reversal reaches 99% token accuracy in {copying.small-reverse.reached} seeds (at steps {copying.small-reverse.reached-steps}), while attention accuracy ends at 0.1% or less in {copying.small-reverse.attention-near-0}') },
+  'small-translate': { steps: 400, claim: quote('within 400 steps word translation reaches 99% token accuracy in {copying.small-translate.reached} seeds (at steps {copying.small-translate.reached-steps}), KTIW accuracy passing 50% before attention accuracy in {copying.small-translate.ktiw-first}') },
+  'small-heads': { steps: 600, claim: quote('within 600 steps, with 8 heads {copying.small-heads.stuck} seeds of the hard task are stuck (attention accuracy below 20%), against {copying.small-hard-600.stuck} with one head') },
+  easy: { steps: 200, claim: quote('within 200 steps the paper-size easy task reaches 99% token accuracy in {copying.easy.reached} seeds tried (at step {copying.easy.reached-steps}), as in the paper') },
+  hard: { steps: 200, claim: quote('within 200 steps the paper-size hard task reaches 99% token accuracy in {copying.hard.reached} seeds (at steps {copying.hard.reached-steps}); the others are at {copying.hard.others-190} token accuracy at step 190 and still climbing (higher at step 200 than at step 100 in {copying.hard.others-rising})') },
 };
 
 /** @param {number} x */
@@ -180,7 +182,7 @@ export const copying = {
       compare: 'task',
       speed: 4,
       play: true,
-      budget: { steps: 400, claim: 'within 400 steps the easy task reaches 99% token accuracy in all of 20 seeds, the hard one in only 8 of 20' },
+      budget: { steps: 400, claim: quote('within 400 steps the easy task reaches 99% token accuracy in {copying.small-easy.reached} seeds, the hard one in only {copying.small-hard.reached}') },
     },
     {
       title: 'Uniform attention still learns KTIW',
@@ -192,7 +194,7 @@ export const copying = {
       compare: 'attention',
       speed: 1,
       play: true,
-      budget: { steps: 200, claim: 'within 200 steps uniform attention’s KTIW accuracy passes 50% in every one of 20 seeds (by step 20–40), while its token accuracy stays near 20%' },
+      budget: { steps: 200, claim: quote('within 200 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed} seeds (at steps {copying.small-uniform.ktiw-steps}), while its token accuracy is at {copying.small-uniform.token-200} at step 200') },
     },
     {
       title: 'Several heads rescue the hard task',
@@ -208,11 +210,11 @@ export const copying = {
     },
     {
       title: 'One draw, or twenty',
-      text: 'Press Play on the hard task and you see one draw of a lottery: this seed learns to copy, that one stalls. '
+      text: quote('Press Play on the hard task and you see one draw of a lottery: this seed learns to copy, that one stalls. '
         + 'Here are twenty seeds of it at once, trained side by side on this computer’s cores, each line one seed, green '
         + 'once it copies 99% of tokens, grey where attention never found the diagonal; the panel says how long they take on this computer. Count the '
-        + 'green lines (about 8 of 20 within 400 steps), look at how late they jump, and see KTIW lead attention in each. '
-        + 'Click a line to open that seed as the run above the maps.',
+        + 'green lines (in our runs of seeds 0–19, {copying.small-hard.reached} within 400 steps), look at how late they jump, and see KTIW lead attention in each. '
+        + 'Click a line to open that seed as the run above the maps.'),
       preset: 'small-hard',
       seeds: '20',
       play: false,
@@ -228,7 +230,7 @@ export const copying = {
       compare: 'attention',
       speed: 4,
       play: true,
-      budget: { steps: 400, claim: 'within 400 steps the agreement of the learned attention with β^uf reaches 0.80–0.84 in seeds 0–4, against 0.09–0.11 by chance' },
+      budget: { steps: 400, claim: quote('within 400 steps the agreement of the learned attention with β^uf reaches {copying.uf.agreement-400} in seeds {copying.uf.seeds}, against {copying.uf.chance-400} by chance') },
       point: (_, paired) => (paired && paired.uf >= 0.5 && paired.uf - paired.uf_shuffled >= 0.3
         ? `the learned attention agrees with β^uf in ${pct(paired.uf)} of target steps, against ${pct(paired.uf_shuffled)} by chance.`
         : null),

@@ -8,6 +8,7 @@
 
 import { createViews, explain } from './views.js';
 import { outsideRange } from '../ranges.js';
+import { quote } from '../quote.js';
 import { scalingExperiment } from './scaling.js';
 import { createScalingView } from './scaling-view.js';
 
@@ -62,13 +63,14 @@ export const sparse = {
   },
   presetAliases: { and: 'and-3', few: 'and-3-few', 'one-head': 'and-3-one-head', majority: 'majority-3', parity: 'parity-2' },
   defaultPreset: 'and-3',
-  // From `scaling --preset NAME --lengths T --samples M --seeds 0-19 --steps N` (docs/sparse.md).
+  // From `scaling --preset NAME --lengths T --samples M --seeds 0-19 --steps N` (docs/sparse.md),
+  // each figure quoted from figures.js (scripts/figures.js writes it from results/).
   budgets: {
-    'and-3': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right, with 42–92% of its attention on the hidden bits' },
-    'and-3-few': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels its 20 training samples 100% right, while the test accuracy stays below 90% in 15 of them' },
-    'and-3-one-head': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right, its one head putting 68–98% of its attention on the hidden bits' },
-    'majority-3': { steps: 600, claim: 'within 600 steps every one of 20 seeds labels the test set 100% right' },
-    'parity-2': { steps: 5000, claim: 'within 5,000 steps 18 of 20 seeds reach 95% test accuracy, after a plateau near 50%; 2 are still on it' },
+    'and-3': { steps: 600, claim: quote('within 600 steps {sparse.and-3.test-100} seeds label the test set 100% right, with {sparse.and-3.mass} of their attention on the hidden bits') },
+    'and-3-few': { steps: 600, claim: quote('within 600 steps {sparse.and-3-few.train-100} seeds label their 20 training samples 100% right, while the test accuracy is below 90% in {sparse.and-3-few.test-below-90}') },
+    'and-3-one-head': { steps: 600, claim: quote('within 600 steps {sparse.and-3-one-head.test-100} seeds label the test set 100% right, their one head putting {sparse.and-3-one-head.mass} of its attention on the hidden bits') },
+    'majority-3': { steps: 600, claim: quote('within 600 steps {sparse.majority-3.test-100} seeds label the test set 100% right') },
+    'parity-2': { steps: 5000, claim: quote('within 5,000 steps {sparse.parity-2.reached} seeds reach 95% test accuracy, after a plateau near 50%; {sparse.parity-2.plateau} are still on it') },
   },
   contrasts: {
     samples: {
@@ -121,10 +123,12 @@ export const sparse = {
     },
     {
       title: 'Too few samples: memorised',
-      text: 'The same task with 200 samples (solid) and with 20 (dashed), same seed and hidden bits. With 20, many '
-        + 'other triples of positions explain the labels as well as the hidden one, and the model memorises: its train '
-        + 'accuracy reaches 100% while its test accuracy stays low and its attention never settles on S. The runs pause once '
-        + 'the 20-sample run has memorised its training set.',
+      text: quote('The same task with 200 samples (solid) and with 20 (dashed), same seed and hidden bits. With 20, many '
+        + 'other triples of positions explain the labels as well as the hidden one, and the model may memorise: its train '
+        + 'accuracy reaches 100% while its test accuracy stays low. Over 20 seeds within 600 steps, {sparse.and-3-few.train-100} '
+        + 'memorise their training set, the test accuracy stays below 90% in {sparse.and-3-few.test-below-90}, and the attention '
+        + 'settles on the hidden bits in only {sparse.and-3-few.found}; {sparse.and-3-few.test-100} label the test set 100% '
+        + 'right. The runs pause once the 20-sample run has memorised its training set.'),
       preset: 'and-3',
       compare: 'samples',
       speed: 4,
@@ -135,10 +139,10 @@ export const sparse = {
     },
     {
       title: 'Parity: a plateau, then a jump',
-      text: 'The label is now the parity of 2 hidden bits out of 16: no single bit says anything about it. Slow motion: '
+      text: quote('The label is now the parity of 2 hidden bits out of 16: no single bit says anything about it. Slow motion: '
         + 'the test accuracy sits near 50% for a while as if nothing happened (about 50 steps for this seed), then jumps '
         + 'to nearly 100% within a few dozen steps, the attention on the hidden bits rising with it. Some seeds stay on '
-        + 'the plateau far longer: 2 of 20 are still on it after 5,000 steps. The run pauses once it has jumped.',
+        + 'the plateau far longer: {sparse.parity-2.plateau} are still on it after 5,000 steps. The run pauses once it has jumped.'),
       preset: 'parity-2',
       speed: 0.25,
       play: true,
@@ -146,10 +150,11 @@ export const sparse = {
     },
     {
       title: 'One head, or four',
-      text: 'One head (solid) against four (dashed), same seed. Both learn here (in every one of 20 seeds), but not '
+      text: quote('One head (solid) against four (dashed), same seed. Both learn here (the test set 100% right within 600 '
+        + 'steps in {sparse.and-3-one-head.test-100} seeds with one head, {sparse.and-3.test-100} with four), but not '
         + 'alike: the single head has to spread its attention over all three hidden bits at once, while of four heads one '
         + 'or two may take them and the others look elsewhere. Compare the two pictures of attention over training. The runs '
-        + 'pause at 600 steps.',
+        + 'pause at 600 steps.'),
       preset: 'and-3-one-head',
       compare: 'heads',
       speed: 4,

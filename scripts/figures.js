@@ -1,0 +1,225 @@
+// The figures generator: reads the result files in results/ and writes www/labs/figures.js,
+// every figure over seeds that a lab's texts (budgets, story steps) quote, each with the
+// files it came from. A text names a figure as {lab.name}; www/labs/quote.js fills it in.
+// It also writes the docs' tables of the labs' budget claims (between <!-- figures:NAME -->
+// markers). `node scripts/figures.js` writes them; `--check` exits 1 when a committed one
+// differs from what the results give (tests/unit/figures-file.test.js holds them too).
+
+import { readFileSync, writeFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+export const OUT = 'www/labs/figures.js';
+
+/**
+ * A result CSV's rows as objects of numbers (strings where a field is not a number).
+ * @param {string} file relative to the repository
+ * @returns {Record<string, number>[]}
+ */
+function csv(file) {
+  const [head, ...lines] = readFileSync(root + file, 'utf8').trim().split('\n');
+  const keys = head.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], Number(v)])));
+}
+
+/**
+ * Each seed's rows by step, of a reproduce CSV (seed, step, metrics…) or several.
+ * @param {string[]} files
+ * @returns {Map<number, Record<string, number>[]>}
+ */
+function seeds(files) {
+  /** @type {Map<number, Record<string, number>[]>} */
+  const by = new Map();
+  for (const f of files) {
+    for (const r of csv(f)) {
+      if (!by.has(r.seed)) by.set(r.seed, []);
+      /** @type {Record<string, number>[]} */ (by.get(r.seed)).push(r);
+    }
+  }
+  for (const rows of by.values()) rows.sort((a, b) => a.step - b.step);
+  return by;
+}
+
+/** "k of n". @param {number} k @param {number} n */
+const of = (k, n) => `${k} of ${n}`;
+/** "a–b", or "a" when equal; `f` formats each end, `unit` follows. @param {number[]} xs @param {(x: number) => string} f @param {string} unit */
+const range = (xs, f = String, unit = '') => {
+  const lo = f(Math.min(...xs));
+  const hi = f(Math.max(...xs));
+  return (lo === hi ? lo : `${lo}–${hi}`) + unit;
+};
+/** A share as a whole percentage, without its sign. @param {number} x */
+const pct = (x) => String(Math.round(100 * x));
+/** Two decimals. @param {number} x */
+const two = (x) => x.toFixed(2);
+
+/** The first row at which `key` reaches `at` (≥), up to `steps`. @param {Record<string, number>[]} rows @param {string} key @param {number} at @param {number} steps */
+const first = (rows, key, at, steps) => rows.find((r) => r.step <= steps && r[key] >= at);
+/** The row at `step` (the last one at or before it). @param {Record<string, number>[]} rows @param {number} step */
+const at = (rows, step) => /** @type {Record<string, number>} */ (rows.filter((r) => r.step <= step).at(-1));
+
+/** @typedef {{ text: string, from: string[], what: string }} Figure */
+
+/** @returns {Record<string, Figure>} */
+export function figures() {
+  /** @type {Record<string, Figure>} */
+  const out = {};
+  /** @param {string} key @param {string} text @param {string[]} from @param {string} what */
+  const put = (key, text, from, what) => {
+    out[key] = { text, from, what };
+  };
+
+  // Copying: a preset's seeds reaching token accuracy 0.99 within its budget, and when.
+  /** @param {string} name @param {string[]} files @param {number} steps */
+  const reached = (name, files, steps) => {
+    const by = seeds(files);
+    const hits = [...by.values()].map((rows) => first(rows, 'token_acc', 0.99, steps)).filter((r) => r !== undefined);
+    put(`copying.${name}.reached`, of(hits.length, by.size), files, `seeds whose token accuracy reached 0.99 by step ${steps}`);
+    if (hits.length) put(`copying.${name}.reached-steps`, range(hits.map((r) => r.step)), files, 'the steps at which they first did');
+    return by;
+  };
+  reached('small-easy', ['results/small-easy.csv'], 400);
+  const hard = reached('small-hard', ['results/small-hard.csv'], 400);
+  {
+    const failed = [...hard.values()].filter((rows) => !first(rows, 'token_acc', 0.99, 400)).map((rows) => at(rows, 400));
+    const stalled = failed.filter((r) => r.attention_acc < 0.2);
+    const from = ['results/small-hard.csv'];
+    put('copying.small-hard.stalled', String(stalled.length), from, 'seeds that did not reach 0.99 by step 400 with attention accuracy below 0.2 there');
+    put('copying.small-hard.stalled-attention', range(stalled.map((r) => r.attention_acc), pct, '%'), from, 'their attention accuracy at step 400');
+    put('copying.small-hard.stalled-token', range(stalled.map((r) => r.token_acc), pct, '%'), from, 'their token accuracy at step 400');
+    put('copying.small-hard.learning', String(failed.length - stalled.length), from, 'seeds that did not reach 0.99 by step 400 with attention accuracy 0.2 or more there');
+  }
+  {
+    const files = ['results/small-uniform.csv'];
+    const by = seeds(files);
+    const passed = [...by.values()].map((rows) => first(rows, 'ktiw_acc', 0.5 + 1e-9, 400)).filter((r) => r !== undefined);
+    put('copying.small-uniform.ktiw-passed', of(passed.length, by.size), files, 'seeds whose KTIW accuracy passed 0.5 by step 400 (uniform attention)');
+    put('copying.small-uniform.ktiw-steps', range(passed.map((r) => r.step)), files, 'the steps at which it first did');
+    for (const step of [200, 400]) {
+      put(`copying.small-uniform.token-${step}`, range([...by.values()].map((rows) => at(rows, step).token_acc), pct, '%'), files, `token accuracy at step ${step} over the seeds`);
+    }
+  }
+  {
+    const by = reached('small-reverse', ['results/small-reverse.csv'], 400);
+    const near0 = [...by.values()].filter((rows) => at(rows, 400).attention_acc <= 0.001).length;
+    put('copying.small-reverse.attention-near-0', of(near0, by.size), ['results/small-reverse.csv'], 'seeds whose attention accuracy at step 400 is at most 0.001');
+  }
+  {
+    const files = ['results/small-translate.csv'];
+    const by = reached('small-translate', files, 400);
+    const ktiwFirst = [...by.values()].filter((rows) => {
+      const k = first(rows, 'ktiw_acc', 0.5 + 1e-9, 400);
+      const a = first(rows, 'attention_acc', 0.5 + 1e-9, 400);
+      return k && (!a || k.step < a.step);
+    }).length;
+    put('copying.small-translate.ktiw-first', of(ktiwFirst, by.size), files, 'seeds whose KTIW accuracy passed 0.5 strictly before attention accuracy did, by step 400');
+  }
+  /** Seeds whose attention accuracy at `steps` is below 0.2. @param {string} key @param {string} file @param {number} steps */
+  const stuck = (key, file, steps) => {
+    const by = seeds([file]);
+    const n = [...by.values()].filter((rows) => at(rows, steps).attention_acc < 0.2).length;
+    put(key, of(n, by.size), [file], `seeds whose attention accuracy at step ${steps} is below 0.2`);
+  };
+  stuck('copying.small-heads.stuck', 'results/small-heads-600.csv', 600);
+  stuck('copying.small-hard-600.stuck', 'results/small-hard-600.csv', 600);
+  reached('easy', ['results/paper-easy.csv'], 200);
+  {
+    const files = ['results/paper-hard.csv', 'results/paper-hard-5-19.csv', 'results/paper-hard-20-39.csv'];
+    const by = reached('hard', files, 200);
+    const failed = [...by.values()].filter((rows) => !first(rows, 'token_acc', 0.99, 200));
+    put('copying.hard.others-190', range(failed.map((rows) => at(rows, 190).token_acc), pct, '%'), files, 'token accuracy at step 190 of the seeds that did not reach 0.99 by step 200');
+    const rising = failed.filter((rows) => at(rows, 200).token_acc > at(rows, 100).token_acc).length;
+    put('copying.hard.others-rising', of(rising, failed.length), files, 'of those, the seeds whose token accuracy at step 200 is above that at step 100');
+  }
+  {
+    const files = ['results/uf-small-easy.csv'];
+    const rows = csv(files[0]).filter((r) => r.step === 400);
+    put('copying.uf.seeds', range(rows.map((r) => r.seed)), files, 'the seeds of the agreement runs');
+    put('copying.uf.agreement-400', range(rows.map((r) => r.agreement_uf), two), files, 'top-5% agreement of the learned attention with β^uf at step 400');
+    put('copying.uf.chance-400', range(rows.map((r) => r.agreement_uf_shuffled), two), files, 'the same with β^uf shuffled (chance) at step 400');
+  }
+
+  // Sparse: each preset's 20 seeds at its budget (scaling --samples at the preset's size).
+  /** @param {string} name @param {string} key @param {string} what @param {(r: Record<string, number>) => boolean} test */
+  const count = (name, key, what, test) => {
+    const file = `results/sparse-budget-${name}.csv`;
+    const rows = csv(file);
+    put(`sparse.${name}.${key}`, of(rows.filter(test).length, rows.length), [file], what);
+    return rows;
+  };
+  for (const name of ['and-3', 'and-3-one-head', 'majority-3']) {
+    const rows = count(name, 'test-100', 'seeds whose test accuracy is 1 at the budget', (r) => r.test_acc >= 1);
+    put(`sparse.${name}.mass`, range(rows.map((r) => r.mass), pct, '%'), [`results/sparse-budget-${name}.csv`], 'attention on the hidden positions at the budget, over the seeds');
+  }
+  count('and-3-few', 'train-100', 'seeds whose train accuracy is 1 at the budget', (r) => r.train_acc >= 1);
+  count('and-3-few', 'test-below-90', 'seeds whose test accuracy is below 0.9 at the budget', (r) => r.test_acc < 0.9);
+  count('and-3-few', 'test-100', 'seeds whose test accuracy is 1 at the budget', (r) => r.test_acc >= 1);
+  count('and-3-few', 'found', 'seeds whose three most attended positions are the hidden ones at the budget', (r) => r.found === 1);
+  count('parity-2', 'reached', 'seeds whose test accuracy reached 0.95 at the budget', (r) => r.test_acc >= 0.95);
+  {
+    const rows = csv('results/sparse-budget-parity-2.csv');
+    put('sparse.parity-2.plateau', of(rows.filter((r) => r.test_acc < 0.6).length, rows.length), ['results/sparse-budget-parity-2.csv'], 'seeds whose test accuracy is below 0.6 at the budget (on the plateau)');
+  }
+  return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
+}
+
+/** The docs' blocks that the generator writes: [file, block name, lab]. */
+export const DOCS = [
+  ['docs/reproducing.md', 'copying-budgets', 'copying'],
+  ['docs/sparse.md', 'sparse-budgets', 'sparse'],
+];
+
+/**
+ * A lab's budgets as a markdown table: each preset, its budget and its claim as the page
+ * says it (the figures filled in). Imports the labs, and so the figures file as it is now.
+ * @param {string} labName
+ */
+export async function budgetTable(labName) {
+  const { LABS } = await import('../www/labs/index.js');
+  const lab = /** @type {import('../www/labs/index.js').Lab} */ (/** @type {any} */ (LABS)[labName]);
+  const rows = Object.entries(lab.budgets ?? {}).map(([preset, b]) => `| \`${preset}\` (${lab.presetLabels[preset]}) | ${b.steps.toLocaleString('en')} | ${b.claim} |`);
+  return ['| preset | budget (steps) | what holds by then |', '|---|---:|---|', ...rows].join('\n');
+}
+
+/**
+ * `text` (a doc) with its block `name` replaced by `body`.
+ * @param {string} text @param {string} name @param {string} body
+ */
+export function withBlock(text, name, body) {
+  const open = new RegExp(`(<!-- figures:${name} [^\\n]*-->\\n)[\\s\\S]*?(<!-- /figures:${name} -->)`);
+  if (!open.test(text)) throw new Error(`no block figures:${name}`);
+  return text.replace(open, (_, a, b) => `${a}${body}\n${b}`);
+}
+
+/** The generated module's text. */
+export function moduleText() {
+  return '// @ts-check\n'
+    + '// Generated by `node scripts/figures.js` from results/: every figure over seeds that a lab\'s\n'
+    + '// texts quote, with the result files it came from. Do not edit: tests/unit/figures-file.test.js\n'
+    + '// regenerates it and fails on a difference.\n\n'
+    + '/** @type {Record<string, { text: string, from: string[], what: string }>} */\n'
+    + `export const FIGURES = ${JSON.stringify(figures(), null, 2)};\n`;
+}
+
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  const check = process.argv.includes('--check');
+  const text = moduleText();
+  const stale = [];
+  if (check) {
+    if (readFileSync(root + OUT, 'utf8') !== text) stale.push(OUT);
+  } else {
+    writeFileSync(root + OUT, text);
+  }
+  // The docs' tables quote the labs' texts, which quote the file just written.
+  for (const [file, name, lab] of DOCS) {
+    const doc = readFileSync(root + file, 'utf8');
+    const made = withBlock(doc, name, await budgetTable(lab));
+    if (check && made !== doc) stale.push(file);
+    if (!check) writeFileSync(root + file, made);
+  }
+  if (stale.length) {
+    console.error(`${stale.join(', ')} differ from what results/ gives: run node scripts/figures.js`);
+    process.exit(1);
+  }
+  if (!check) console.log(`wrote ${OUT} (${Object.keys(figures()).length} figures) and the tables of ${DOCS.map((d) => d[0]).join(', ')}`);
+}

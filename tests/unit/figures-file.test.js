@@ -1,0 +1,92 @@
+// @ts-check
+// The figures file against the results and the texts: scripts/figures.js, run again on
+// results/, writes exactly the committed www/labs/figures.js and the docs' tables of the
+// budget claims; and every figure in a lab's
+// budget claims and story texts is quoted from that file. A number typed into one of those
+// texts by hand fails here unless it is a setting or a threshold listed below.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { LABS } from '../../www/labs/index.js';
+import { FIGURES } from '../../www/labs/figures.js';
+import { NAME, quote, TEMPLATES } from '../../www/labs/quote.js';
+import { budgetTable, DOCS, moduleText, OUT, withBlock } from '../../scripts/figures.js';
+
+const root = new URL('../../', import.meta.url);
+
+test('the committed figures file is what results/ gives', () => {
+  assert.equal(readFileSync(new URL(OUT, root), 'utf8'), moduleText(), 'run node scripts/figures.js');
+  for (const [name, f] of Object.entries(FIGURES)) {
+    assert.ok(f.text && f.what, name);
+    for (const file of f.from) assert.ok(readFileSync(new URL(file, root)).length > 0, `${name}: ${file}`);
+  }
+});
+
+test('the docs\' tables of the budget claims are the labs\' claims, figures filled in', async () => {
+  for (const [file, name, lab] of DOCS) {
+    const doc = readFileSync(new URL(file, root), 'utf8');
+    assert.equal(withBlock(doc, name, await budgetTable(lab)), doc, `${file}: run node scripts/figures.js`);
+    assert.ok(doc.includes(FIGURES[`${lab}.${lab === 'copying' ? 'small-easy' : 'and-3'}.${lab === 'copying' ? 'reached' : 'test-100'}`].text));
+  }
+});
+
+test('a text that names a figure the file lacks is refused', () => {
+  assert.throws(() => quote('in {copying.small-easy.no-such-figure} seeds'), /no figure copying\.small-easy\.no-such-figure/);
+  assert.equal(quote('{sparse.and-3.test-100} seeds'), `${FIGURES['sparse.and-3.test-100'].text} seeds`);
+});
+
+/**
+ * Numbers a text may carry that are not results: the presets' settings, budgets and the
+ * thresholds that define success. Each a phrase, so that a figure cannot hide behind one.
+ */
+const SETTINGS = [
+  /within [\d,]+ (?:steps|600 steps)/g, // a preset's budget
+  /at (?:step|steps) (?:190|200|400)\b/g, // where a quoted figure was read
+  /at step 100\b/g,
+  /\b(?:99|95|90|50|20|100)% (?:token accuracy|test accuracy|right)/g, // success thresholds
+  /passes 50%/g, /past 50%/g, /copies 99% of tokens/g, /top-5% agreement/g,
+  /passing 50%/g,
+  /below (?:20|90)%/g,
+  /0\.1% or less/g,
+  /with 8 heads/g,
+  /seeds 0–19/g, // the seeds of the runs the sweep repeats
+  /the same 20 words/g, // the hard preset's vocabulary
+  /after [\d,]+ steps/g,
+  /pause at (?:200|400|600) steps/g,
+  /the (?:400|200|600) steps/g,
+  /\b(?:32|16) bits?\b/g, /\b(?:200|20) labelled/g, /with (?:200|20) samples/g, /with 20\b/g, /their 20 training/g,
+  /\b20-sample/g, /Over 20 seeds/g, /With 20\b/g, /reaches 100% while/g, /out of 16/g, /label is 1\b/g, /all 1\b/g,
+  /parity of 2/g, /near 50%/g, /nearly 100%/g, /about 50 steps for this seed/g, // on screen, checked in the run
+];
+
+/** Every budget claim and story text of each lab. @returns {[string, string][]} */
+function texts() {
+  /** @type {[string, string][]} */
+  const out = [];
+  for (const lab of Object.values(LABS)) {
+    for (const [preset, b] of Object.entries(lab.budgets ?? {})) out.push([`${lab.name} budget ${preset}`, b.claim]);
+    lab.story?.forEach((s, i) => {
+      out.push([`${lab.name} story ${i + 1}`, s.text]);
+      if (s.budget) out.push([`${lab.name} story ${i + 1} budget`, s.budget.claim]);
+    });
+  }
+  return out;
+}
+
+test('every figure in a budget or a story text is quoted from the figures file', () => {
+  const all = texts();
+  assert.ok(all.length > 20, `${all.length} texts`);
+  let quoted = 0;
+  /** @type {string[]} */
+  const typed = [];
+  for (const [where, text] of all) {
+    const template = TEMPLATES.get(text) ?? text;
+    if (TEMPLATES.has(text)) quoted += 1;
+    let left = template.replace(NAME, '');
+    for (const s of SETTINGS) left = left.replace(s, '');
+    const digits = left.match(/[^.\s,;:()]*\d[^\s,;:()]*/g);
+    if (digits) typed.push(`${where}: ${digits.join(' ')}`);
+  }
+  assert.deepEqual(typed, [], 'typed by hand: quote these from www/labs/figures.js');
+  assert.ok(quoted >= 15, `${quoted} texts quote figures`);
+});
