@@ -160,6 +160,33 @@ export function figures() {
     const rows = csv('results/sparse-budget-parity-2.csv');
     put('sparse.parity-2.plateau', of(rows.filter((r) => r.test_acc < 0.6).length, rows.length), ['results/sparse-budget-parity-2.csv'], 'seeds whose test accuracy is below 0.6 at the budget (on the plateau)');
   }
+  // Sparse: the scaling law per function, as `scaling merge` wrote it into each .txt (its
+  // bootstrap over seeds and its held-out check; src/bin/scaling.rs).
+  for (const [name, stem] of [['and-3', 'and3'], ['majority-3', 'majority3']]) {
+    const file = `results/sparse-scaling-${stem}-1024.txt`;
+    const text = readFileSync(root + file, 'utf8');
+    /** @param {RegExp} re */
+    const find = (re) => {
+      const m = re.exec(text);
+      if (!m) throw new Error(`${file}: no ${re}`);
+      return m;
+    };
+    const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
+    put(`sparse.scaling.${name}.exponent`, `${Number(exponent[1]).toFixed(2)} (90%: ${Number(exponent[2]).toFixed(2)}–${Number(exponent[3]).toFixed(2)})`, [file],
+      'the power law\'s exponent of m* against T over T ≤ 1,024: bootstrap median and 90% interval over the seeds');
+    const verdict = find(/In words: fitted to T <= (\d+), (log T|power of T|linear in T) predicted the longer lengths best/);
+    put(`sparse.scaling.${name}.held-out`, verdict[2], [file], `the law that, fitted to T ≤ ${verdict[1]}, predicted the longer lengths best`);
+    const wins = find(/held-out check \(fitted to T <= \d+\) picks (.*)/)[1];
+    /** @param {string} law */
+    const share = (law) => {
+      const m = new RegExp(`${law} in (\\d+%)`).exec(wins);
+      if (!m) throw new Error(`${file}: no share of ${law}`);
+      return m[1];
+    };
+    put(`sparse.scaling.${name}.held-out-share`, share(verdict[2]), [file], 'the resamples of the seeds in which the held-out check picks that law');
+    put(`sparse.scaling.${name}.power-share`, share('power of T'), [file], 'the resamples of the seeds in which the held-out check picks the power law');
+    put(`sparse.scaling.${name}.log-share`, share('log T'), [file], 'the resamples of the seeds in which the held-out check picks log T');
+  }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 

@@ -2,7 +2,7 @@
 // The figures file against the results and the texts: scripts/figures.js, run again on
 // results/, writes exactly the committed www/labs/figures.js and the docs' tables of the
 // budget claims; and every figure in a lab's
-// budget claims and story texts is quoted from that file. A number typed into one of those
+// budget claims, story texts and panels is quoted from that file. A number typed into one of those
 // texts by hand fails here unless it is a setting or a threshold listed below.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -56,6 +56,7 @@ const SETTINGS = [
   /the (?:400|200|600) steps/g,
   /\b(?:32|16) bits?\b/g, /\b(?:200|20) labelled/g, /with (?:200|20) samples/g, /with 20\b/g, /their 20 training/g,
   /\b20-sample/g, /Over 20 seeds/g, /With 20\b/g, /reaches 100% while/g, /out of 16/g, /label is 1\b/g, /all 1\b/g,
+  /(?:AND|majority) of 3\b/g, /over 20 seeds and T = 8 to 1,024/g, /T ≤ 256/g, /512 and 1,024/g, // the native scaling protocol
   /parity of 2/g, /near 50%/g, /nearly 100%/g, /about 50 steps for this seed/g, // on screen, checked in the run
 ];
 
@@ -74,7 +75,8 @@ function texts() {
 }
 
 test('every figure in a budget or a story text is quoted from the figures file', () => {
-  const all = texts();
+  // The labs' texts, and every other text that quotes figures (the experiment's panel).
+  const all = [...texts(), ...[...TEMPLATES.values()].map((t) => /** @type {[string, string]} */ (['quoted', t]))];
   assert.ok(all.length > 20, `${all.length} texts`);
   let quoted = 0;
   /** @type {string[]} */

@@ -299,5 +299,75 @@ export const FIGURES = {
       "results/sparse-budget-parity-2.csv"
     ],
     "what": "seeds whose test accuracy reached 0.95 at the budget"
+  },
+  "sparse.scaling.and-3.exponent": {
+    "text": "0.56 (90%: 0.50–0.62)",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the power law's exponent of m* against T over T ≤ 1,024: bootstrap median and 90% interval over the seeds"
+  },
+  "sparse.scaling.and-3.held-out": {
+    "text": "log T",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the law that, fitted to T ≤ 256, predicted the longer lengths best"
+  },
+  "sparse.scaling.and-3.held-out-share": {
+    "text": "39%",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks that law"
+  },
+  "sparse.scaling.and-3.log-share": {
+    "text": "39%",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks log T"
+  },
+  "sparse.scaling.and-3.power-share": {
+    "text": "59%",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks the power law"
+  },
+  "sparse.scaling.majority-3.exponent": {
+    "text": "0.45 (90%: 0.42–0.50)",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the power law's exponent of m* against T over T ≤ 1,024: bootstrap median and 90% interval over the seeds"
+  },
+  "sparse.scaling.majority-3.held-out": {
+    "text": "power of T",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the law that, fitted to T ≤ 256, predicted the longer lengths best"
+  },
+  "sparse.scaling.majority-3.held-out-share": {
+    "text": "88%",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks that law"
+  },
+  "sparse.scaling.majority-3.log-share": {
+    "text": "12%",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks log T"
+  },
+  "sparse.scaling.majority-3.power-share": {
+    "text": "88%",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which the held-out check picks the power law"
   }
 };

@@ -2,12 +2,21 @@
 // The view of the sparse lab's experiment (scaling.js): m* against T on a log2 axis of T,
 // every size tried as a dot (filled where its median test accuracy reached the threshold,
 // hollow where not, a ring while it trains), m* joined across the lengths, and the
-// information limit log2 C(T, s) drawn for reference; under it a table of the same, and
-// the three laws of m* against T, judged on m*, once two lengths are done.
+// information limit log2 C(T, s) drawn for reference; under it a table of the same, with
+// how many seeds succeeded at each size, and the three laws of m* against T, judged on m*,
+// once two lengths are done, beside what the native tool measured per function.
 
 import { h, setText } from '../../ui/dom.js';
 import { Colors } from '../../views/colors.js';
-import { ScalingPlan, LENGTHS } from './scaling.js';
+import { ScalingPlan, LENGTHS, SEEDS, THRESHOLD } from './scaling.js';
+import { quote } from '../quote.js';
+
+/** What the native tool measured over 20 seeds and T ≤ 1,024, per function (docs/sparse.md). */
+const NATIVE = quote('Natively, over 20 seeds and T = 8 to 1,024 (docs/sparse.md): for AND of 3, fitted to T ≤ 256, '
+  + '{sparse.scaling.and-3.held-out} predicted 512 and 1,024 best, but in only {sparse.scaling.and-3.held-out-share} of resamples '
+  + 'of the seeds (a power of T, exponent {sparse.scaling.and-3.exponent}, in {sparse.scaling.and-3.power-share}): those lengths do '
+  + 'not decide; for majority of 3, a power of T with exponent {sparse.scaling.majority-3.exponent}, picked in '
+  + '{sparse.scaling.majority-3.power-share} of resamples.');
 
 const PAD = { left: 44, right: 12, top: 10, bottom: 34 };
 
@@ -22,7 +31,7 @@ export function createScalingView(box) {
     + 'that name the hidden set.');
   const body = h('tbody', {});
   const table = h('table', { class: 'scaling-table' },
-    h('thead', {}, h('tr', {}, h('th', {}, 'T'), h('th', {}, 'm*'), h('th', {}, 'sizes tried (median test accuracy)'), h('th', {}, 'log2 C(T, s)'))),
+    h('thead', {}, h('tr', {}, h('th', {}, 'T'), h('th', {}, 'm*'), h('th', {}, `sizes tried (median test accuracy; seeds of ${SEEDS} reaching ${100 * THRESHOLD}%)`), h('th', {}, 'log2 C(T, s)'))),
     body);
   const fits = h('p', { class: 'hint', id: 'scaling-fits' });
   box.append(plot, legend, table, fits);
@@ -126,8 +135,8 @@ export function createScalingView(box) {
         const best = plan.best(l);
         const over = ScalingPlan.over(l);
         const tried = l.probes.map((x) => (x.median === null
-          ? `${x.m} (${x.accuracies.length} of 5 seeds)`
-          : `${x.m} (${(100 * x.median).toFixed(1)}%)`)).join(', ');
+          ? `${x.m} (${x.accuracies.length} of ${SEEDS} seeds)`
+          : `${x.m} (${(100 * x.median).toFixed(1)}%; ${x.accuracies.filter((a) => a >= THRESHOLD).length} of ${SEEDS})`)).join(', ');
         return h('tr', { 'data-length': l.t },
           h('td', {}, String(l.t)),
           h('td', { class: 'm-star' }, best === null ? (over ? 'none' : '…') : over ? String(best) : `≤ ${best}`),
@@ -139,7 +148,7 @@ export function createScalingView(box) {
         ? `On the lengths done, m* fits ${f.laws[0].name} best: `
           + f.laws.map((l) => `${l.name}, R² ${l.r2.toFixed(3)} (${l.formula}; at T = ${f.next}: ${Math.round(l.next)})`).join('; ')
           + `. R² is computed on m* for every law. ${f.laws[0].r2 - f.laws[1].r2 < 0.01 ? `The best two are within 0.01: these lengths cannot tell ${f.laws[0].name} from ${f.laws[1].name}. ` : ''}`
-          + 'The paper’s claim: m* grows like log T (Edelman et al. 2022).'
+          + `The paper’s claim: m* grows like log T (Edelman et al. 2022). ${NATIVE}`
         : '');
     },
     destroy() {
