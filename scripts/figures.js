@@ -120,6 +120,8 @@ export function figures() {
     const n = [...by.values()].filter((rows) => at(rows, steps).attention_acc < 0.2).length;
     put(key, of(n, by.size), [file], `seeds whose attention accuracy at step ${steps} is below 0.2`);
   };
+  reached('small-heads', ['results/small-heads-600.csv'], 600);
+  reached('small-hard-600', ['results/small-hard-600.csv'], 600);
   stuck('copying.small-heads.stuck', 'results/small-heads-600.csv', 600);
   stuck('copying.small-hard-600.stuck', 'results/small-hard-600.csv', 600);
   reached('easy', ['results/paper-easy.csv'], 200);

@@ -69,6 +69,20 @@ export const FIGURES = {
     ],
     "what": "the steps at which they first did"
   },
+  "copying.small-hard-600.reached": {
+    "text": "12 of 20",
+    "from": [
+      "results/small-hard-600.csv"
+    ],
+    "what": "seeds whose token accuracy reached 0.99 by step 600"
+  },
+  "copying.small-hard-600.reached-steps": {
+    "text": "260–570",
+    "from": [
+      "results/small-hard-600.csv"
+    ],
+    "what": "the steps at which they first did"
+  },
   "copying.small-hard-600.stuck": {
     "text": "4 of 20",
     "from": [
@@ -117,6 +131,20 @@ export const FIGURES = {
       "results/small-hard.csv"
     ],
     "what": "their token accuracy at step 400"
+  },
+  "copying.small-heads.reached": {
+    "text": "5 of 20",
+    "from": [
+      "results/small-heads-600.csv"
+    ],
+    "what": "seeds whose token accuracy reached 0.99 by step 600"
+  },
+  "copying.small-heads.reached-steps": {
+    "text": "460–600",
+    "from": [
+      "results/small-heads-600.csv"
+    ],
+    "what": "the steps at which they first did"
   },
   "copying.small-heads.stuck": {
     "text": "1 of 20",

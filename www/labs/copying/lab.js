@@ -198,10 +198,11 @@ export const copying = {
     },
     {
       title: 'Several heads rescue the hard task',
-      text: 'Back to the hard task: one attention head (solid) against eight (dashed), in step. With several heads '
+      text: quote('Back to the hard task: one attention head (solid) against eight (dashed), in step. With several heads '
         + 'fewer runs stay stuck: a head that happens to start out favouring the diagonal can lead the others. Not '
-        + 'every seed is rescued, and each run learns more slowly; the runs pause at 600 steps. Try New seed to see '
-        + 'another pair.',
+        + 'every seed is rescued, and learning is slower: over seeds 0–19, within 600 steps {copying.small-heads.reached} '
+        + 'reach 99% token accuracy with eight heads against {copying.small-hard-600.reached} with one. The runs pause at '
+        + '600 steps. Try New seed to see another pair.'),
       preset: 'small-hard',
       compare: 'heads',
       speed: 16,
