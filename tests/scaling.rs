@@ -182,3 +182,81 @@ fn the_result_files_give_the_verdicts_the_docs_state() {
         "{majority}"
     );
 }
+
+/// `scaling trace` prints a run's evaluations and its tensors' norms every `--eval-every`
+/// steps: with weight decay on everything but the biases the embeddings shrink as the
+/// matrices do, and with decay of the matrices only they keep their size.
+#[test]
+fn trace_prints_each_tensors_norm_as_decay_shrinks_it() {
+    let norms = |scope: &str| {
+        let (code, out, err) = scaling(&[
+            "trace",
+            "--preset",
+            "and-3",
+            "--lengths",
+            "8",
+            "--samples",
+            "16",
+            "--weight-decay",
+            "5",
+            "--decay-scope",
+            scope,
+            "--steps",
+            "40",
+            "--eval-every",
+            "20",
+            "--seeds",
+            "3",
+        ]);
+        assert_eq!(code, 0, "{err}");
+        let words = if scope == "all" {
+            " on everything but the biases"
+        } else {
+            ""
+        };
+        assert!(
+            out.contains(&format!("seed 3, T 8, m 16, weight decay 5{words}:")),
+            "{out}"
+        );
+        let rows: Vec<Vec<f64>> = out
+            .lines()
+            .filter(|l| {
+                l.trim_start()
+                    .chars()
+                    .next()
+                    .is_some_and(|c| c.is_ascii_digit())
+            })
+            .map(|l| {
+                l.split_whitespace()
+                    .filter_map(|x| x.parse().ok())
+                    .collect()
+            })
+            .collect();
+        assert_eq!(
+            rows.iter().map(|r| r[0]).collect::<Vec<_>>(),
+            [0.0, 20.0, 40.0],
+            "{out}"
+        );
+        // step, loss, train, test, on S, max α, then the nine tensors' norms.
+        assert!(rows.iter().all(|r| r.len() == 6 + 9), "{out}");
+        rows
+    };
+    let (all, matrices) = (norms("all"), norms("matrices"));
+    assert_eq!(all[0], matrices[0], "the same start");
+    // The bit and position embeddings: the first two tensors.
+    for i in [6, 7] {
+        assert!(
+            all[2][i] < 0.5 * matrices[2][i],
+            "tensor {i}: {} vs {}",
+            all[2][i],
+            matrices[2][i]
+        );
+        assert!(
+            matrices[2][i] > 0.8 * matrices[0][i],
+            "tensor {i} keeps its size: {matrices:?}"
+        );
+    }
+    let (code, _, err) = scaling(&["trace", "--lengths", "8,16", "--samples", "4"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("trace: give one length"), "{err}");
+}
