@@ -1,8 +1,8 @@
 // The figures generator: reads the result files in results/ and writes www/labs/figures.js,
 // every figure over seeds that a lab's texts (budgets, story steps) quote, each with the
 // files it came from. A text names a figure as {lab.name}; www/labs/quote.js fills it in.
-// It also writes the docs' tables of the labs' budget claims (between <!-- figures:NAME -->
-// markers). `node scripts/figures.js` writes them; `--check` exits 1 when a committed one
+// It also writes the docs' tables of the labs' budget claims and of the scaling runs' m*
+// (between <!-- figures:NAME --> markers). `node scripts/figures.js` writes them; `--check` exits 1 when a committed one
 // differs from what the results give (tests/unit/figures-file.test.js holds them too).
 
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -192,11 +192,86 @@ export function figures() {
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
 
-/** The docs' blocks that the generator writes: [file, block name, lab]. */
-export const DOCS = [
-  ['docs/reproducing.md', 'copying-budgets', 'copying'],
-  ['docs/sparse.md', 'sparse-budgets', 'sparse'],
-];
+/**
+ * The table of a scaling .txt (scaling's output): each length's m*, the largest size that
+ * failed, the 75% rule, the logistic m50 with its interval, and the largest size tried.
+ * @param {string} file
+ * @returns {Map<number, { m: string, failed: string, m75: string, m50: string, tried: number }>}
+ */
+export function scalingRows(file) {
+  const out = new Map();
+  for (const line of readFileSync(root + file, 'utf8').split('\n')) {
+    const f = line.trim().split(/\s{2,}/);
+    if (f.length !== 7 || !/^\d+$/.test(f[0])) continue;
+    const tried = Math.max(...f[6].split(' ').map((c) => Number(c.split(':')[0])));
+    out.set(Number(f[0]), { m: f[1], failed: f[2], m75: f[3], m50: f[4], tried });
+  }
+  if (out.size === 0) throw new Error(`${file}: no table of m*`);
+  return out;
+}
+
+/** A number as the docs write it: 1,024. @param {number | string} x */
+const big = (x) => (/^\d+$/.test(String(x)) ? Number(x).toLocaleString('en') : String(x));
+
+/**
+ * A markdown table of m* against T from scaling's .txt files: one column a file, each cell
+ * m* (the median rule) with the size that failed below it, or "none up to M"; with
+ * `m50`, the logistic m50 and its 90% interval beside it.
+ * @param {{ title: string, file: string }[]} columns @param {{ m50?: boolean, limit?: boolean }} options
+ */
+export function scalingTable(columns, { m50 = false, limit = false } = {}) {
+  const tables = columns.map((c) => scalingRows(c.file));
+  const lengths = [...new Set(tables.flatMap((t) => [...t.keys()]))].sort((a, b) => a - b);
+  const head = ['`T`', ...columns.flatMap((c) => (m50 ? [`${c.title}: \`m*\` (failed)`, `${c.title}: \`m50\` (90%)`] : [c.title]))];
+  if (limit) head.push('`log2 C(T, 3)`');
+  const rows = lengths.map((t) => {
+    const cells = tables.flatMap((table) => {
+      const r = table.get(t);
+      if (!r) return m50 ? ['not run', ''] : ['not run'];
+      const m = r.m === 'none' ? `none up to ${big(r.tried)}` : m50 ? `${r.m} (${r.failed})` : r.m;
+      return m50 ? [m, r.m50.replace('[', '(').replace(']', ')')] : [m];
+    });
+    const row = [big(t), ...cells];
+    if (limit) {
+      const line = readFileSync(root + columns[0].file, 'utf8').split('\n').find((l) => l.trim().split(/\s{2,}/)[0] === String(t));
+      row.push(line ? line.trim().split(/\s{2,}/)[5] : '');
+    }
+    return `| ${row.join(' | ')} |`;
+  });
+  return [`| ${head.join(' | ')} |`, `|${head.map(() => '---:').join('|')}|`, ...rows].join('\n');
+}
+
+/** The docs' scaling tables: [block name, columns, options]. */
+const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { m50?: boolean, limit?: boolean }][]} */ ([
+  ['sparse-scaling-default', [
+    { title: 'AND of 3', file: 'results/sparse-scaling-and3-1024.txt' },
+    { title: 'majority of 3', file: 'results/sparse-scaling-majority3-1024.txt' },
+  ], { m50: true, limit: true }],
+  ['sparse-scaling-and3-protocols', [
+    { title: 'learned codes, no decay (the default)', file: 'results/sparse-scaling-and3-1024.txt' },
+    { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
+    { title: 'sinusoidal codes, no decay', file: 'results/sparse-scaling-and3-sinusoidal-1024.txt' },
+  ], {}],
+  ['sparse-scaling-majority3-protocols', [
+    { title: 'learned codes, no decay (the default)', file: 'results/sparse-scaling-majority3-1024.txt' },
+    { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
+    { title: 'sinusoidal codes, no decay', file: 'results/sparse-scaling-majority3-sinusoidal-1024.txt' },
+  ], {}],
+]);
+
+/**
+ * Every block the generator writes into the docs: [file, block name, its text].
+ * @returns {Promise<[string, string, string][]>}
+ */
+export async function docBlocks() {
+  /** @type {[string, string, string][]} */
+  const out = [
+    ['docs/reproducing.md', 'copying-budgets', await budgetTable('copying')],
+    ['docs/sparse.md', 'sparse-budgets', await budgetTable('sparse')],
+  ];
+  for (const [name, columns, options] of SCALING_TABLES) out.push(['docs/sparse.md', name, scalingTable(columns, options)]);
+  return out;
+}
 
 /**
  * A lab's budgets as a markdown table: each preset, its budget and its claim as the page
@@ -240,15 +315,15 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     writeFileSync(root + OUT, text);
   }
   // The docs' tables quote the labs' texts, which quote the file just written.
-  for (const [file, name, lab] of DOCS) {
+  for (const [file, name, body] of await docBlocks()) {
     const doc = readFileSync(root + file, 'utf8');
-    const made = withBlock(doc, name, await budgetTable(lab));
-    if (check && made !== doc) stale.push(file);
+    const made = withBlock(doc, name, body);
+    if (check && made !== doc) stale.push(`${file} (${name})`);
     if (!check) writeFileSync(root + file, made);
   }
   if (stale.length) {
     console.error(`${stale.join(', ')} differ from what results/ gives: run node scripts/figures.js`);
     process.exit(1);
   }
-  if (!check) console.log(`wrote ${OUT} (${Object.keys(figures()).length} figures) and the tables of ${DOCS.map((d) => d[0]).join(', ')}`);
+  if (!check) console.log(`wrote ${OUT} (${Object.keys(figures()).length} figures) and the docs' tables`);
 }

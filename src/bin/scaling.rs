@@ -278,7 +278,8 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
     println!(
         "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
          fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a logistic fit of success against \
-         log2 m crosses one half.",
+         log2 m crosses one half, its interval over the resamples of the seeds in which it \
+         crosses within the sizes tried (–: it does not).",
         100.0 * SHARE,
         100.0 * SHARE
     );

@@ -121,7 +121,8 @@ pub fn share_rule(l: &LengthTrials, threshold: f32, share: f64) -> Option<usize>
 /// `P = σ(a + b log2 m)`. The fit is Newton's method on the log-likelihood with a small
 /// ridge on both coefficients (0.01 each), so that it stays finite when the sizes
 /// separate success from failure exactly. None where every run succeeded, every run
-/// failed, or the fitted slope is not positive (success does not grow with `m`).
+/// failed, the fitted slope is not positive (success does not grow with `m`), or the
+/// crossing lies outside the sizes tried (a fit that says nothing there).
 pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option<f64> {
     // (x = log2 m, success, weight) of each run.
     let runs = l.probes.iter().flat_map(|p| {
@@ -170,7 +171,12 @@ pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option
             break;
         }
     }
-    (b > 0.0 && a.is_finite()).then(|| (mean - a / b).exp2())
+    let m50 = (mean - a / b).exp2();
+    let (lo, hi) = (
+        l.probes.first().map_or(0, |p| p.samples) as f64,
+        l.probes.last().map_or(0, |p| p.samples) as f64,
+    );
+    (b > 0.0 && a.is_finite() && m50 >= lo && m50 <= hi).then_some(m50)
 }
 
 /// The 5th, 50th and 95th percentiles of `xs` (sorted in place; nearest rank); None if
@@ -321,6 +327,17 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         assert_eq!(logistic_m50(&falling.lengths[0], 0.95, &[1; 10]), None);
+        // One success in forty runs at the largest size: the crossing lies far beyond the
+        // sizes tried, and is not reported.
+        let beyond = Trials::from_rows(
+            &[16, 32]
+                .iter()
+                .flat_map(|&m| {
+                    (0..20u64).map(move |s| (8, m, s, if m == 32 && s == 0 { 1.0 } else { 0.5 }))
+                })
+                .collect::<Vec<_>>(),
+        );
+        assert_eq!(logistic_m50(&beyond.lengths[0], 0.95, &[1; 20]), None);
     }
 
     #[test]
