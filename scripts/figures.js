@@ -241,6 +241,24 @@ export function scalingTable(columns, { m50 = false, limit = false } = {}) {
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---:').join('|')}|`, ...rows].join('\n');
 }
 
+/**
+ * The page's experiment as the native tool runs it (seeds 0–4, T = 8…256): its m* and the
+ * three laws' R² on them, from the .txt, for the docs.
+ * @param {string} file
+ */
+export function pageExperiment(file) {
+  const rows = scalingRows(file);
+  const text = readFileSync(root + file, 'utf8');
+  const laws = [...text.matchAll(/^ {2}(log T|linear in T|power of T) +.*R\^2 ([\d.]+)/gm)].map((m) => ({ law: m[1], r2: m[2] }))
+    .sort((a, b) => Number(b.r2) - Number(a.r2));
+  return `\`${file.replace('.txt', '.{csv,txt}')}\` (\`scaling --preset and-3 --lengths 8,16,32,64,128,256 --seeds 0-4\`): `
+    + `m* = ${[...rows.values()].map((r) => r.m).join(', ')} for \`T\` = ${[...rows.keys()].join(', ')}; on these points `
+    + `${laws.map((l, i) => `${i === 0 ? '' : i === laws.length - 1 ? 'and ' : ''}${l.law} ${i === 0 ? 'fits best, ' : ''}R² ${l.r2}`).join(', ')}.`;
+}
+
+/** The native run of the page's experiment, which tests/e2e/sparse.test.js compares with the page's. */
+export const PAGE_EXPERIMENT = 'results/sparse-scaling-and3-5seeds-256.txt';
+
 /** The docs' scaling tables: [block name, columns, options]. */
 const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { m50?: boolean, limit?: boolean }][]} */ ([
   ['sparse-scaling-default', [
@@ -270,6 +288,7 @@ export async function docBlocks() {
     ['docs/sparse.md', 'sparse-budgets', await budgetTable('sparse')],
   ];
   for (const [name, columns, options] of SCALING_TABLES) out.push(['docs/sparse.md', name, scalingTable(columns, options)]);
+  out.push(['docs/sparse.md', 'sparse-page-experiment', pageExperiment(PAGE_EXPERIMENT)]);
   return out;
 }
 

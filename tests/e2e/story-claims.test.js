@@ -93,18 +93,24 @@ async function stillMaps(lab, n) {
   await page.waitForFunction(() => /** @type {any} */ (window).__ap.maps() != null);
   assert.equal((await shown(page)).step, 0);
   const maps = await page.evaluate(() => /** @type {any} */ (window).__ap.maps());
+  /** @type {Evaluation[]} */
+  const history = await page.evaluate(() => /** @type {any} */ (window).__ap.history(0));
   assert.deepEqual(errors, []);
   await context.close();
-  return maps;
+  return { ...maps, atStart: history[0] };
 }
 
-test('copying story, step 1: before training every row of α is nearly even', async () => {
+test('copying story, step 1: before training every row of α is nearly even and β is noise', async () => {
   assert.equal(copying.story[0].play, false);
-  const { alpha, source } = await stillMaps(copying, 1);
+  const { alpha, source, atStart } = await stillMaps(copying, 1);
   const length = source.length;
   // (Lt, Ls) rows: no position has more than twice an even share.
   const most = Math.max(...alpha);
   assert.ok(most < 2 / length, `largest α ${most} against an even ${1 / length}`);
+  // “The KTIW map β is noise too”: its largest cell is the aligned one in no more rows than
+  // chance would give (1 in L, with room for a few).
+  assert.equal(atStart.step, 0);
+  assert.ok(atStart.ktiw_accuracy < 3 / length, `KTIW accuracy at step 0: ${atStart.ktiw_accuracy}`);
 });
 
 test('copying story, steps 2 and 3: KTIW first, then attention locks onto the diagonal', async () => {
