@@ -92,9 +92,11 @@ export function figures() {
   {
     const files = ['results/small-uniform.csv'];
     const by = seeds(files);
-    const passed = [...by.values()].map((rows) => first(rows, 'ktiw_acc', 0.5 + 1e-9, 400)).filter((r) => r !== undefined);
-    put('copying.small-uniform.ktiw-passed', of(passed.length, by.size), files, 'seeds whose KTIW accuracy passed 0.5 by step 400 (uniform attention)');
-    put('copying.small-uniform.ktiw-steps', range(passed.map((r) => r.step)), files, 'the steps at which it first did');
+    for (const steps of [200, 400]) {
+      const passed = [...by.values()].map((rows) => first(rows, 'ktiw_acc', 0.5 + 1e-9, steps)).filter((r) => r !== undefined);
+      put(`copying.small-uniform.ktiw-passed-${steps}`, of(passed.length, by.size), files, `seeds whose KTIW accuracy passed 0.5 by step ${steps} (uniform attention)`);
+      put(`copying.small-uniform.ktiw-steps-${steps}`, range(passed.map((r) => r.step)), files, 'the steps at which it first did');
+    }
     for (const step of [200, 400]) {
       put(`copying.small-uniform.token-${step}`, range([...by.values()].map((rows) => at(rows, step).token_acc), pct, '%'), files, `token accuracy at step ${step} over the seeds`);
     }
@@ -174,7 +176,7 @@ export function figures() {
       return m;
     };
     const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
-    put(`sparse.scaling.${name}.exponent`, `${Number(exponent[1]).toFixed(2)} (90%: ${Number(exponent[2]).toFixed(2)}–${Number(exponent[3]).toFixed(2)})`, [file],
+    put(`sparse.scaling.${name}.exponent`, `${Number(exponent[1]).toFixed(2)}, 90% interval ${Number(exponent[2]).toFixed(2)}–${Number(exponent[3]).toFixed(2)}`, [file],
       'the power law\'s exponent of m* against T over T ≤ 1,024: bootstrap median and 90% interval over the seeds');
     const verdict = find(/In words: fitted to T <= (\d+), (log T|power of T|linear in T) predicted the longer lengths best/);
     put(`sparse.scaling.${name}.held-out`, verdict[2], [file], `the law that, fitted to T ≤ ${verdict[1]}, predicted the longer lengths best`);
@@ -188,6 +190,7 @@ export function figures() {
     put(`sparse.scaling.${name}.held-out-share`, share(verdict[2]), [file], 'the resamples of the seeds in which the held-out check picks that law');
     put(`sparse.scaling.${name}.power-share`, share('power of T'), [file], 'the resamples of the seeds in which the held-out check picks the power law');
     put(`sparse.scaling.${name}.log-share`, share('log T'), [file], 'the resamples of the seeds in which the held-out check picks log T');
+    put(`sparse.scaling.${name}.not-fitted`, share('not fitted'), [file], 'the resamples of the seeds in which a length lost its m* (not fitted)');
   }
   return Object.fromEntries(Object.entries(out).sort(([a], [b]) => a.localeCompare(b)));
 }
@@ -196,7 +199,7 @@ export function figures() {
  * The table of a scaling .txt (scaling's output): each length's m*, the largest size that
  * failed, the 75% rule, the logistic m50 with its interval, and the largest size tried.
  * @param {string} file
- * @returns {Map<number, { m: string, failed: string, m75: string, m50: string, tried: number }>}
+ * @returns {Map<number, { m: string, failed: string, m75: string, m50: string, tried: number, counts: string }>}
  */
 export function scalingRows(file) {
   const out = new Map();
@@ -204,7 +207,7 @@ export function scalingRows(file) {
     const f = line.trim().split(/\s{2,}/);
     if (f.length !== 7 || !/^\d+$/.test(f[0])) continue;
     const tried = Math.max(...f[6].split(' ').map((c) => Number(c.split(':')[0])));
-    out.set(Number(f[0]), { m: f[1], failed: f[2], m75: f[3], m50: f[4], tried });
+    out.set(Number(f[0]), { m: f[1], failed: f[2], m75: f[3], m50: f[4], tried, counts: f[6] });
   }
   if (out.size === 0) throw new Error(`${file}: no table of m*`);
   return out;
@@ -256,6 +259,63 @@ export function pageExperiment(file) {
     + `${laws.map((l, i) => `${i === 0 ? '' : i === laws.length - 1 ? 'and ' : ''}${l.law} ${i === 0 ? 'fits best, ' : ''}R² ${l.r2}`).join(', ')}.`;
 }
 
+/**
+ * One scaling run's table with its split: each length's m* (and the size that failed), its
+ * m50 and interval, and how many seeds reached the threshold at each size tried.
+ * @param {string} file
+ */
+export function splitTable(file) {
+  const rows = [...scalingRows(file)].map(([t, r]) => {
+    const counts = r.counts.split(' ').map((c) => {
+      const [m, k] = c.split(':');
+      return `${big(m)}: ${k.split('/')[0]}`;
+    }).join(', ');
+    const m = r.m === 'none' ? `none up to ${big(r.tried)}` : `${r.m} (${r.failed})`;
+    return `| ${big(t)} | ${m} | ${r.m50.replace('[', '(').replace(']', ')')} | ${counts} |`;
+  });
+  const n = /(\d+) seeds/.exec(readFileSync(root + file, 'utf8'))?.[1];
+  return [`| \`T\` | \`m*\` (failed) | \`m50\` (90%) | seeds of ${n} reaching 0.95, at each size tried |`, '|---:|---:|---:|---|', ...rows].join('\n');
+}
+
+/**
+ * The laws' verdicts of scaling runs side by side, from their .txt: the law closest on every
+ * length (R² on m*), the power law's exponent over resamples of the seeds, the law that,
+ * fitted to the shorter lengths, predicted the longer ones best, and how often resamples
+ * pick each law.
+ * @param {{ title: string, file: string }[]} columns
+ */
+export function verdictTable(columns) {
+  const cells = columns.map(({ file }) => {
+    const text = readFileSync(root + file, 'utf8');
+    /** @param {RegExp} re */
+    const find = (re) => {
+      const m = re.exec(text);
+      if (!m) throw new Error(`${file}: no ${re}`);
+      return m;
+    };
+    const r2 = Object.fromEntries([...text.matchAll(/^ {2}(log T|linear in T|power of T) +.*R\^2 ([\d.]+)/gm)].map((m) => [m[1], m[2]]));
+    const closest = find(/closest on these lengths: (.+)/)[1];
+    const others = Object.keys(r2).filter((l) => l !== closest).map((l) => `${l} ${r2[l]}`).join(', ');
+    const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
+    const upto = find(/Fitted to T <= (\d+), each law/)[1];
+    const rms = [...text.matchAll(/^ {2}(log T|linear in T|power of T) +T \d.*RMS ([\d.]+)/gm)].map((m) => `${m[1]} ${m[2]}`);
+    const picks = find(/held-out check \(fitted to T <= \d+\) picks (.*)/)[1];
+    return [
+      `${closest}, ${r2[closest]} (${others})`,
+      `${exponent[1]} (${exponent[2]}–${exponent[3]})`,
+      `**${rms[0].replace(/ [\d.]+$/, '')}** (${rms.join('; ')})`.replace(`fitted to T <= ${upto}`, ''),
+      picks,
+    ];
+  });
+  const rows = [
+    'closest on every length (R² on `m*`)',
+    'power law\'s exponent over resamples: median (5th–95th percentile)',
+    'fitted to the lengths up to 256, best on the longer ones (RMS relative error)',
+    'resamples of the seeds in which the held-out check picks each law',
+  ].map((what, i) => `| ${what} | ${cells.map((c) => c[i]).join(' | ')} |`);
+  return [`| | ${columns.map((c) => c.title).join(' | ')} |`, `|---|${columns.map(() => '---').join('|')}|`, ...rows].join('\n');
+}
+
 /** The native run of the page's experiment, which tests/e2e/sparse.test.js compares with the page's. */
 export const PAGE_EXPERIMENT = 'results/sparse-scaling-and3-5seeds-256.txt';
 
@@ -289,6 +349,21 @@ export async function docBlocks() {
   ];
   for (const [name, columns, options] of SCALING_TABLES) out.push(['docs/sparse.md', name, scalingTable(columns, options)]);
   out.push(['docs/sparse.md', 'sparse-page-experiment', pageExperiment(PAGE_EXPERIMENT)]);
+  // README's sentence on the sparse law, its figures from the file just written.
+  const f = figures();
+  /** @param {string} name */
+  const q = (name) => f[`sparse.scaling.${name}`].text;
+  out.push(['README.md', 'readme-sparse-law', `The native \`scaling\` tool measures how the samples needed grow with the input's length, with a bootstrap over the seeds
+  (\`results/sparse-scaling-*-1024.txt\`, 20 seeds, \`T\` = 8 to 1,024): for majority of 3 the
+  held-out check picks ${q('majority-3.held-out')} in ${q('majority-3.held-out-share')} of resamples of the seeds (exponent
+  ${q('majority-3.exponent')}); for AND of 3, fitted to \`T\` ≤ 256, ${q('and-3.held-out')} predicted 512 and 1,024
+  best, but resamples pick it in ${q('and-3.held-out-share')} and a power of \`T\` (exponent ${q('and-3.exponent')}) in
+  ${q('and-3.power-share')} (${q('and-3.not-fitted')} not fitted): those lengths do not decide between them.
+  [The sparse lab](docs/sparse.md).`]);
+  out.push(['docs/sparse.md', 'sparse-scaling-verdicts', verdictTable([
+    { title: 'AND of 3', file: 'results/sparse-scaling-and3-1024.txt' },
+    { title: 'majority of 3', file: 'results/sparse-scaling-majority3-1024.txt' },
+  ])]);
   return out;
 }
 
@@ -309,9 +384,13 @@ export async function budgetTable(labName) {
  * @param {string} text @param {string} name @param {string} body
  */
 export function withBlock(text, name, body) {
-  const open = new RegExp(`(<!-- figures:${name} [^\\n]*-->\\n)[\\s\\S]*?(<!-- /figures:${name} -->)`);
+  // The block keeps its opening marker's indentation (a list item's, in the README).
+  const open = new RegExp(`( *)(<!-- figures:${name} [^\\n]*-->\\n)[\\s\\S]*?<!-- /figures:${name} -->`);
   if (!open.test(text)) throw new Error(`no block figures:${name}`);
-  return text.replace(open, (_, a, b) => `${a}${body}\n${b}`);
+  return text.replace(open, (_, indent, marker) => {
+    const lines = body.split('\n').map((l) => (l ? indent + l.trimStart() : l));
+    return `${indent}${marker}${lines.join('\n')}\n${indent}<!-- /figures:${name} -->`;
+  });
 }
 
 /** The generated module's text. */

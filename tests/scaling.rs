@@ -62,7 +62,7 @@ fn shards_merged_give_the_runs_table_and_laws() {
         "seeds reaching 0.95",
         "m(75%)",
         "m50 [90% bootstrap]",
-        "Bootstrap: 1000 resamples of the 2 seeds",
+        "Bootstrap: not run with fewer than 5 seeds",
         "In words: ",
     ] {
         assert!(table.contains(said), "{said}: {out}");

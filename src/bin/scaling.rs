@@ -17,7 +17,7 @@ use attention_playground::sparse::scaling::{
 };
 use attention_playground::sparse::train::SparseTrainer;
 use attention_playground::sparse::uncertainty::{
-    bootstrap, logistic_m50, m_star, share_rule, successes, Trials,
+    bootstrap, logistic_crossing, m_star, share_rule, successes, Bootstrap, Trials,
 };
 use std::io::Write;
 use std::time::Instant;
@@ -215,6 +215,79 @@ fn share(k: usize, of: usize) -> String {
     format!("{:.0}%", 100.0 * k as f64 / of.max(1) as f64)
 }
 
+/// The fewest seeds the bootstrap resamples.
+const BOOTSTRAP_SEEDS: usize = 5;
+
+/// A size the logistic fit gives, as the table writes it: `<lo` or `>hi` where it lies at
+/// or beyond the sizes tried (`lo`, `hi`).
+fn size_of(m: f64, lo: f64, hi: f64) -> String {
+    if m <= lo {
+        format!("<{lo:.0}")
+    } else if m >= hi {
+        format!(">{hi:.0}")
+    } else {
+        format!("{m:.0}")
+    }
+}
+
+/// Prints the bootstrap's findings: the laws' slopes over resamples of the seeds, the
+/// resamples not fitted and, where lengths beyond `fit_upto` were tried, how often the
+/// held-out check picks each law.
+fn print_bootstrap(
+    boot: &Bootstrap,
+    seeds: usize,
+    lengths: usize,
+    threshold: f32,
+    fit_upto: usize,
+    tried_beyond: bool,
+) {
+    println!(
+        "\nBootstrap: {RESAMPLES} resamples of the {seeds} seeds (with replacement), m* by the median \
+         rule at the {lengths} lengths that have one:"
+    );
+    let interval = |x: Option<[f64; 3]>, digits: usize| {
+        x.map_or("–".to_string(), |[lo, mid, hi]| {
+            format!("{mid:.digits$} (90%: {lo:.digits$}–{hi:.digits$})")
+        })
+    };
+    println!(
+        "  power of T   exponent {}",
+        interval(boot.power_exponent, 3)
+    );
+    println!("  log T        slope    {}", interval(boot.log_slope, 1));
+    if boot.lost > 0 {
+        println!(
+            "  not fitted in {} of resamples: a length lost its m* (its median reached {threshold} \
+             at no size the search tried)",
+            share(boot.lost, RESAMPLES)
+        );
+    }
+    if tried_beyond {
+        let wins: Vec<String> = Law::ALL
+            .iter()
+            .zip(boot.held_out_wins)
+            .map(|(law, k)| format!("{} in {}", law.name(), share(k, RESAMPLES)))
+            .collect();
+        println!(
+            "  held-out check (fitted to T <= {fit_upto}) picks {}{}{}",
+            wins.join(", "),
+            if boot.lost > 0 {
+                format!(", not fitted in {}", share(boot.lost, RESAMPLES))
+            } else {
+                String::new()
+            },
+            if boot.undecided > 0 {
+                format!(
+                    ", none in {} (too few lengths learned)",
+                    share(boot.undecided, RESAMPLES)
+                )
+            } else {
+                String::new()
+            }
+        );
+    }
+}
+
 /// Prints under `title` the table of `m*` (the median rule) against `T`, with the last
 /// size that failed, the share rule, the logistic `m50` and its bootstrap interval, the
 /// information limit and how many seeds reached `threshold` at each size tried; then the
@@ -224,7 +297,8 @@ fn share(k: usize, of: usize) -> String {
 fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fit_upto: usize) {
     let trials = Trials::from_rows(outcomes);
     let seeds = trials.seeds.len();
-    let boot = bootstrap(&trials, threshold, fit_upto, RESAMPLES, BOOTSTRAP_SEED);
+    let boot = (seeds >= BOOTSTRAP_SEEDS)
+        .then(|| bootstrap(&trials, threshold, fit_upto, RESAMPLES, BOOTSTRAP_SEED));
     println!("\n{title}:");
     println!(
         "{:>6} {:>8} {:>12} {:>8} {:>22} {:>14}   seeds reaching {threshold} at each size tried",
@@ -236,7 +310,7 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
         "log2 C(T, s)"
     );
     let mut points = Vec::new();
-    for (l, m50) in trials.lengths.iter().zip(&boot.m50) {
+    for (i, l) in trials.lengths.iter().enumerate() {
         let t = l.length;
         let found = m_star(l, threshold, seeds);
         if let Some(m) = found {
@@ -250,11 +324,17 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
             .max()
             .unwrap_or(0);
         let or_none = |m: Option<usize>| m.map_or("none".to_string(), |m| m.to_string());
-        let fitted = logistic_m50(l, threshold, &vec![1; seeds]);
-        let m50 = match (fitted, m50) {
-            (Some(m), Some([lo, _, hi])) => format!("{m:.0} [{lo:.0}–{hi:.0}]"),
-            (Some(m), None) => format!("{m:.0} [–]"),
-            (None, _) => "–".to_string(),
+        let (lo, hi) = (
+            l.probes.first().map_or(0, |p| p.samples) as f64,
+            l.probes.last().map_or(0, |p| p.samples) as f64,
+        );
+        let interval = match boot.as_ref().and_then(|b| b.m50[i]) {
+            Some([a, _, b]) => format!("[{}–{}]", size_of(a, lo, hi), size_of(b, lo, hi)),
+            None => "[–]".to_string(),
+        };
+        let m50 = match logistic_crossing(l, threshold, &vec![1; seeds]) {
+            Some(c) => format!("{} {interval}", size_of(c.clipped(), lo, hi)),
+            None => "–".to_string(),
         };
         let counts: Vec<String> = l
             .probes
@@ -277,9 +357,10 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
     }
     println!(
         "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
-         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a logistic fit of success against \
-         log2 m crosses one half, its interval over the resamples of the seeds in which it \
-         crosses within the sizes tried (–: it does not).",
+         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a \
+         logistic fit of success against log2 m crosses one half (<M, >M: below or above the \
+         sizes tried; –: success does not grow with m), with its 5th–95th percentiles over \
+         resamples of the seeds.",
         100.0 * SHARE,
         100.0 * SHARE
     );
@@ -306,6 +387,10 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
         .max_by(|a, b| a.r2.total_cmp(&b.r2))
         .expect("a fit");
     println!("  closest on these lengths: {}", best.law.name());
+    // Why there may be no held-out check: nothing tried beyond fit_upto, nothing learned
+    // there, or too few lengths learned up to it.
+    let tried_beyond = trials.lengths.iter().any(|l| l.length > fit_upto);
+    let learned_upto = points.iter().filter(|p| p.0 <= fit_upto as f64).count();
     let held = held_out(&points, fit_upto as f64);
     // The root mean square of a law's relative errors on the held-out lengths.
     let rms = |p: &Predictions| {
@@ -330,37 +415,20 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
         }
         println!("  best predicted: {}", held[0].0.name());
     }
-    println!("\nBootstrap: {RESAMPLES} resamples of the {seeds} seeds (with replacement), m* by the median rule:");
-    let interval = |x: Option<[f64; 3]>, digits: usize| {
-        x.map_or("–".to_string(), |[lo, mid, hi]| {
-            format!("{mid:.digits$} (90%: {lo:.digits$}–{hi:.digits$})")
-        })
-    };
-    println!(
-        "  power of T   exponent {}",
-        interval(boot.power_exponent, 3)
-    );
-    println!("  log T        slope    {}", interval(boot.log_slope, 1));
-    let wins: Vec<String> = Law::ALL
-        .iter()
-        .zip(boot.held_out_wins)
-        .map(|(law, k)| format!("{} in {}", law.name(), share(k, RESAMPLES)))
-        .collect();
-    println!(
-        "  held-out check (fitted to T <= {fit_upto}) picks {}{}",
-        wins.join(", "),
-        if boot.undecided > 0 {
-            format!(
-                ", none in {} (too few lengths learned)",
-                share(boot.undecided, RESAMPLES)
-            )
-        } else {
-            String::new()
-        }
-    );
+    match &boot {
+        None => println!("\nBootstrap: not run with fewer than {BOOTSTRAP_SEEDS} seeds."),
+        Some(boot) => print_bootstrap(boot, seeds, points.len(), threshold, fit_upto, tried_beyond),
+    }
     // The verdict in words.
     let mut words = String::from("\nIn words: ");
     match held.as_slice() {
+        [] if !tried_beyond => {
+            words += &format!("no held-out check (no length beyond T = {fit_upto} was tried)")
+        }
+        [] if learned_upto < 2 => {
+            words +=
+                &format!("no held-out check (fewer than two lengths up to T = {fit_upto} learned)")
+        }
         [] => words += &format!("no held-out check (no length beyond T = {fit_upto} learned)"),
         [(first, p), rest @ ..] => {
             words += &format!(
@@ -371,12 +439,22 @@ fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fi
             for (law, p) in rest {
                 words += &format!(", {} {:.2}", law.name(), rms(p));
             }
-            let k = boot.held_out_wins[Law::ALL.iter().position(|l| l == first).expect("a law")];
-            words += &format!(
-                "); over resamples of the seeds the check picks {} in {} of them",
-                first.name(),
-                share(k, RESAMPLES)
-            );
+            words += ")";
+            if let Some(boot) = &boot {
+                let k =
+                    boot.held_out_wins[Law::ALL.iter().position(|l| l == first).expect("a law")];
+                words += &format!(
+                    "; over resamples of the seeds the check picks {} in {} of them",
+                    first.name(),
+                    share(k, RESAMPLES)
+                );
+                if boot.lost > 0 {
+                    words += &format!(" ({} not fitted)", share(boot.lost, RESAMPLES));
+                }
+            }
+            if rms(p) > 0.5 {
+                words += "; but no law predicted them within 50%: here m* follows none of them";
+            }
         }
     }
     println!("{words}.");

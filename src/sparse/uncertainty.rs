@@ -116,14 +116,38 @@ pub fn share_rule(l: &LengthTrials, threshold: f32, share: f64) -> Option<usize>
         .map(|p| p.samples)
 }
 
-/// The size at which a logistic fit of success (test accuracy ≥ `threshold`) against
-/// `log2 m`, over every run at the sizes tried, crosses one half: `2^(−a/b)` for
-/// `P = σ(a + b log2 m)`. The fit is Newton's method on the log-likelihood with a small
-/// ridge on both coefficients (0.01 each), so that it stays finite when the sizes
-/// separate success from failure exactly. None where every run succeeded, every run
-/// failed, the fitted slope is not positive (success does not grow with `m`), or the
-/// crossing lies outside the sizes tried (a fit that says nothing there).
-pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option<f64> {
+/// Where a logistic fit of success crosses one half, against the sizes tried.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Crossing {
+    /// Below the smallest size tried (given): every run succeeded, or the fit crosses there.
+    Below(f64),
+    /// At this size, within the sizes tried.
+    At(f64),
+    /// Above the largest size tried (given): every run failed, or the fit crosses there.
+    Above(f64),
+}
+
+impl Crossing {
+    /// The crossing as a number, clipped to the sizes tried.
+    pub fn clipped(self) -> f64 {
+        match self {
+            Crossing::Below(x) | Crossing::At(x) | Crossing::Above(x) => x,
+        }
+    }
+}
+
+/// Where a logistic fit of success (test accuracy ≥ `threshold`) against `log2 m`, over
+/// every run at the sizes tried, crosses one half: `2^(−a/b)` for `P = σ(a + b log2 m)`.
+/// The fit is Newton's method on the log-likelihood with a small ridge on both
+/// coefficients (0.01 each), so that it stays finite when the sizes separate success from
+/// failure exactly. None where the fitted slope is not positive (success does not grow
+/// with `m`); below or above the sizes tried where every run succeeded, every run failed,
+/// or the crossing lies there (a fit that says only that).
+pub fn logistic_crossing(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option<Crossing> {
+    let (lo, hi) = (
+        l.probes.first()?.samples as f64,
+        l.probes.last()?.samples as f64,
+    );
     // (x = log2 m, success, weight) of each run.
     let runs = l.probes.iter().flat_map(|p| {
         let x = (p.samples as f64).log2();
@@ -138,8 +162,14 @@ pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option
             wins += w;
         }
     }
-    if wins == 0.0 || wins == all {
+    if all == 0.0 {
         return None;
+    }
+    if wins == all {
+        return Some(Crossing::Below(lo));
+    }
+    if wins == 0.0 {
+        return Some(Crossing::Above(hi));
     }
     // Centre x for a well-conditioned Newton step.
     let mean = runs.clone().map(|r| r.0 * r.2).sum::<f64>() / all;
@@ -171,12 +201,25 @@ pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option
             break;
         }
     }
+    if !(b > 0.0 && a.is_finite()) {
+        return None;
+    }
     let m50 = (mean - a / b).exp2();
-    let (lo, hi) = (
-        l.probes.first().map_or(0, |p| p.samples) as f64,
-        l.probes.last().map_or(0, |p| p.samples) as f64,
-    );
-    (b > 0.0 && a.is_finite() && m50 >= lo && m50 <= hi).then_some(m50)
+    Some(if m50 < lo {
+        Crossing::Below(lo)
+    } else if m50 > hi {
+        Crossing::Above(hi)
+    } else {
+        Crossing::At(m50)
+    })
+}
+
+/// The logistic fit's crossing where it lies within the sizes tried (`logistic_crossing`).
+pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option<f64> {
+    match logistic_crossing(l, threshold, weights)? {
+        Crossing::At(m) => Some(m),
+        _ => None,
+    }
 }
 
 /// The 5th, 50th and 95th percentiles of `xs` (sorted in place; nearest rank); None if
@@ -191,8 +234,9 @@ pub fn percentiles(xs: &mut [f64]) -> Option<[f64; 3]> {
 }
 
 /// The bootstrap's findings: over resamples of the seeds (drawn with replacement, as many
-/// as there are), the laws' fits to the resampled `m*` (the median rule) at every length,
-/// and the law that predicts the lengths beyond `fit_upto` best.
+/// as there are), the laws' fits to the resampled `m*` (the median rule) at the lengths
+/// that have an `m*` over all the seeds, and the law that predicts the lengths beyond
+/// `fit_upto` best.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Bootstrap {
     pub resamples: usize,
@@ -201,11 +245,17 @@ pub struct Bootstrap {
     /// The log law's slope `b` of `m* = a + b log2 T`: the same percentiles.
     pub log_slope: Option<[f64; 3]>,
     /// How many resamples each law predicted the held-out lengths best in (the laws in
-    /// `Law::ALL`'s order), and in how many no law could be judged (too few lengths learned).
+    /// `Law::ALL`'s order).
     pub held_out_wins: [usize; 3],
+    /// Resamples in which a length that has an `m*` over all the seeds had none at the
+    /// sizes tried (its median reached the threshold at no size the search tried): not
+    /// fitted, so that every fit is of the same lengths.
+    pub lost: usize,
+    /// Resamples in which no law could be judged on held-out lengths (too few lengths).
     pub undecided: usize,
-    /// Each length's logistic `m50` over the resamples: 5th, 50th, 95th percentiles (None
-    /// where fewer than half the resamples had one).
+    /// Each length's logistic crossing over the resamples, clipped to the sizes tried
+    /// (`Crossing::clipped`): 5th, 50th, 95th percentiles (None where fewer than half the
+    /// resamples had one).
     pub m50: Vec<Option<[f64; 3]>>, // one per length
 }
 
@@ -222,23 +272,37 @@ pub fn bootstrap(
     let mut rng = Rng::new(seed, 0xb007);
     let mut weights = vec![0u32; n];
     let mut scratch = Vec::new();
+    // The lengths with an m* over every seed: each resample fits these, or none.
+    let fitted: Vec<&LengthTrials> = trials
+        .lengths
+        .iter()
+        .filter(|l| m_star(l, threshold, n).is_some())
+        .collect();
     let (mut exponents, mut slopes) = (Vec::new(), Vec::new());
     let mut m50s: Vec<Vec<f64>> = vec![Vec::new(); trials.lengths.len()];
     let mut wins = [0usize; 3];
-    let mut undecided = 0;
+    let (mut lost, mut undecided) = (0, 0);
     for _ in 0..resamples {
         weights.fill(0);
         for _ in 0..n {
             weights[rng.below(n)] += 1;
         }
-        let points: Vec<(f64, f64)> = trials
-            .lengths
+        for (i, l) in trials.lengths.iter().enumerate() {
+            if let Some(c) = logistic_crossing(l, threshold, &weights) {
+                m50s[i].push(c.clipped());
+            }
+        }
+        let points: Vec<(f64, f64)> = fitted
             .iter()
             .filter_map(|l| {
                 median_rule(l, threshold, &weights, &mut scratch)
                     .map(|m| (l.length as f64, m as f64))
             })
             .collect();
+        if points.len() < fitted.len() {
+            lost += 1;
+            continue;
+        }
         if let Some(f) = fit_law(Law::Power, &points) {
             exponents.push(f.line.slope);
         }
@@ -249,17 +313,13 @@ pub fn bootstrap(
             Some((law, _)) => wins[Law::ALL.iter().position(|l| l == law).expect("a law")] += 1,
             None => undecided += 1,
         }
-        for (i, l) in trials.lengths.iter().enumerate() {
-            if let Some(m) = logistic_m50(l, threshold, &weights) {
-                m50s[i].push(m);
-            }
-        }
     }
     Bootstrap {
         resamples,
         power_exponent: percentiles(&mut exponents),
         log_slope: percentiles(&mut slopes),
         held_out_wins: wins,
+        lost,
         undecided,
         m50: m50s
             .iter_mut()
@@ -309,9 +369,18 @@ mod tests {
         // between the sizes where 7 and 11 of 20 succeed.
         let m50 = logistic_m50(l, 0.95, &[1; 20]).unwrap();
         assert!(m50 > 40.0 && m50 < 64.0, "{m50}");
-        // All or nothing: no crossing.
+        // All or nothing: no crossing within the sizes tried, but above (or below) them.
         let none = Trials::from_rows(&rows_of(8, &[16, 32], |_| 1000, 5));
         assert_eq!(logistic_m50(&none.lengths[0], 0.95, &[1; 5]), None);
+        assert_eq!(
+            logistic_crossing(&none.lengths[0], 0.95, &[1; 5]),
+            Some(Crossing::Above(32.0))
+        );
+        let all = Trials::from_rows(&rows_of(8, &[16, 32], |_| 1, 5));
+        assert_eq!(
+            logistic_crossing(&all.lengths[0], 0.95, &[1; 5]),
+            Some(Crossing::Below(16.0))
+        );
         // Separated exactly (every seed fails at 16 and succeeds at 32): the crossing lies
         // between, and the fit stays finite.
         let sharp = Trials::from_rows(&rows_of(8, &[8, 16, 32, 64], |_| 20, 10));
@@ -327,6 +396,7 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         assert_eq!(logistic_m50(&falling.lengths[0], 0.95, &[1; 10]), None);
+        assert_eq!(logistic_crossing(&falling.lengths[0], 0.95, &[1; 10]), None);
         // One success in forty runs at the largest size: the crossing lies far beyond the
         // sizes tried, and is not reported.
         let beyond = Trials::from_rows(
@@ -338,6 +408,10 @@ mod tests {
                 .collect::<Vec<_>>(),
         );
         assert_eq!(logistic_m50(&beyond.lengths[0], 0.95, &[1; 20]), None);
+        assert_eq!(
+            logistic_crossing(&beyond.lengths[0], 0.95, &[1; 20]),
+            Some(Crossing::Above(32.0))
+        );
     }
 
     #[test]
@@ -381,17 +455,35 @@ mod tests {
         assert_eq!(lo, hi);
         assert!((mid - 0.5).abs() < 0.05, "{mid}");
         assert_eq!(b.held_out_wins, [0, 0, 200]);
-        assert_eq!(b.undecided, 0);
+        assert_eq!((b.undecided, b.lost), (0, 0));
         assert_eq!(b.m50.len(), 4);
         let spread = bootstrap(&make(0.1), 0.95, 256, 200, 1);
         let [lo, _, hi] = spread.power_exponent.unwrap();
         assert!(lo <= hi);
         assert_eq!(
-            spread.held_out_wins.iter().sum::<usize>() + spread.undecided,
+            spread.held_out_wins.iter().sum::<usize>() + spread.undecided + spread.lost,
             200
         );
         // The same draw gives the same result.
         assert_eq!(bootstrap(&make(0.1), 0.95, 256, 200, 1), spread);
+        // A length whose m* rests on one size, where barely half the seeds succeed, loses it
+        // in many resamples: those are counted as lost, not fitted on fewer lengths.
+        let mut rows: Vec<_> = lengths
+            .iter()
+            .flat_map(|&t| rows_of(t, &sizes, |_| (4.0 * (t as f64).sqrt()) as usize, 20))
+            .collect();
+        rows.extend(rows_of(
+            2048,
+            &[64, 128],
+            |s| if s < 11 { 128 } else { 100_000 },
+            20,
+        ));
+        let edge = bootstrap(&Trials::from_rows(&rows), 0.95, 256, 200, 1);
+        assert!(edge.lost > 20 && edge.lost < 180, "{}", edge.lost);
+        assert_eq!(
+            edge.held_out_wins.iter().sum::<usize>() + edge.undecided + edge.lost,
+            200
+        );
         // Each length's m50 interval holds its seeds' median need.
         for (l, m) in lengths.iter().zip(&spread.m50) {
             let [lo, _, hi] = m.unwrap();

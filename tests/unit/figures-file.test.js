@@ -32,7 +32,7 @@ test('the docs\' tables are the labs\' claims and the scaling runs\' m*, as the 
   const sparse = readFileSync(new URL('docs/sparse.md', root), 'utf8');
   assert.ok(sparse.includes(FIGURES['sparse.and-3.test-100'].text));
   // AND's m* at 1,024 with its split (results/sparse-scaling-and3-1024.txt).
-  assert.match(sparse, /\| 1,024 \| 215 \(181\) \| 209 \(189–235\) \|/);
+  assert.match(sparse, /\| 1,024 \| 215 \(181\) \| 209 \(189–236\) \|/);
 });
 
 test('a text that names a figure the file lacks is refused', () => {
@@ -45,7 +45,7 @@ test('a text that names a figure the file lacks is refused', () => {
  * thresholds that define success. Each a phrase, so that a figure cannot hide behind one.
  */
 const SETTINGS = [
-  /within [\d,]+ (?:steps|600 steps)/g, // a preset's budget
+  /within (?:200|400|600|5,000) steps/g, // the presets' budgets
   /at (?:step|steps) (?:190|200|400)\b/g, // where a quoted figure was read
   /at step 100\b/g,
   /\b(?:99|95|90|50|20|100)% (?:token accuracy|test accuracy|right)/g, // success thresholds
@@ -96,4 +96,32 @@ test('every figure in a budget or a story text is quoted from the figures file',
   }
   assert.deepEqual(typed, [], 'typed by hand: quote these from www/labs/figures.js');
   assert.ok(quoted >= 15, `${quoted} texts quote figures`);
+});
+
+/** A result CSV's rows, read here apart from the generator. @param {string} file */
+function rowsOf(file) {
+  const [head, ...lines] = readFileSync(new URL(file, root), 'utf8').trim().split('\n');
+  const keys = head.split(',');
+  return lines.map((l) => Object.fromEntries(l.split(',').map((v, i) => [keys[i], Number(v)])));
+}
+
+test('a few figures recomputed here, apart from the generator, agree with the file', () => {
+  /** Seeds whose `key` reached `at` by `steps`, over the files' seeds. @param {string[]} files @param {string} key @param {number} at @param {number} steps */
+  const reaching = (files, key, at, steps) => {
+    const rows = files.flatMap(rowsOf);
+    const seeds = new Set(rows.map((r) => r.seed));
+    const hit = new Set(rows.filter((r) => r.step <= steps && r[key] >= at).map((r) => r.seed));
+    return `${hit.size} of ${seeds.size}`;
+  };
+  assert.equal(FIGURES['copying.small-easy.reached'].text, reaching(['results/small-easy.csv'], 'token_acc', 0.99, 400));
+  assert.equal(FIGURES['copying.small-hard.reached'].text, reaching(['results/small-hard.csv'], 'token_acc', 0.99, 400));
+  assert.equal(FIGURES['copying.hard.reached'].text,
+    reaching(['results/paper-hard.csv', 'results/paper-hard-5-19.csv', 'results/paper-hard-20-39.csv'], 'token_acc', 0.99, 200));
+  const few = rowsOf('results/sparse-budget-and-3-few.csv');
+  assert.equal(FIGURES['sparse.and-3-few.found'].text, `${few.filter((r) => r.found === 1).length} of ${few.length}`);
+  const parity = rowsOf('results/sparse-budget-parity-2.csv');
+  assert.equal(FIGURES['sparse.parity-2.plateau'].text, `${parity.filter((r) => r.test_acc < 0.6).length} of ${parity.length}`);
+  // The uniform run's token accuracy at step 200, as whole percentages.
+  const at200 = rowsOf('results/small-uniform.csv').filter((r) => r.step === 200).map((r) => Math.round(100 * r.token_acc));
+  assert.equal(FIGURES['copying.small-uniform.token-200'].text, `${Math.min(...at200)}–${Math.max(...at200)}%`);
 });

@@ -195,14 +195,28 @@ export const FIGURES = {
     ],
     "what": "the steps at which they first did"
   },
-  "copying.small-uniform.ktiw-passed": {
+  "copying.small-uniform.ktiw-passed-200": {
+    "text": "20 of 20",
+    "from": [
+      "results/small-uniform.csv"
+    ],
+    "what": "seeds whose KTIW accuracy passed 0.5 by step 200 (uniform attention)"
+  },
+  "copying.small-uniform.ktiw-passed-400": {
     "text": "20 of 20",
     "from": [
       "results/small-uniform.csv"
     ],
     "what": "seeds whose KTIW accuracy passed 0.5 by step 400 (uniform attention)"
   },
-  "copying.small-uniform.ktiw-steps": {
+  "copying.small-uniform.ktiw-steps-200": {
+    "text": "20–40",
+    "from": [
+      "results/small-uniform.csv"
+    ],
+    "what": "the steps at which it first did"
+  },
+  "copying.small-uniform.ktiw-steps-400": {
     "text": "20–40",
     "from": [
       "results/small-uniform.csv"
@@ -329,7 +343,7 @@ export const FIGURES = {
     "what": "seeds whose test accuracy reached 0.95 at the budget"
   },
   "sparse.scaling.and-3.exponent": {
-    "text": "0.56 (90%: 0.50–0.62)",
+    "text": "0.56, 90% interval 0.51–0.62",
     "from": [
       "results/sparse-scaling-and3-1024.txt"
     ],
@@ -343,28 +357,35 @@ export const FIGURES = {
     "what": "the law that, fitted to T ≤ 256, predicted the longer lengths best"
   },
   "sparse.scaling.and-3.held-out-share": {
-    "text": "39%",
+    "text": "30%",
     "from": [
       "results/sparse-scaling-and3-1024.txt"
     ],
     "what": "the resamples of the seeds in which the held-out check picks that law"
   },
   "sparse.scaling.and-3.log-share": {
-    "text": "39%",
+    "text": "30%",
     "from": [
       "results/sparse-scaling-and3-1024.txt"
     ],
     "what": "the resamples of the seeds in which the held-out check picks log T"
   },
+  "sparse.scaling.and-3.not-fitted": {
+    "text": "25%",
+    "from": [
+      "results/sparse-scaling-and3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which a length lost its m* (not fitted)"
+  },
   "sparse.scaling.and-3.power-share": {
-    "text": "59%",
+    "text": "45%",
     "from": [
       "results/sparse-scaling-and3-1024.txt"
     ],
     "what": "the resamples of the seeds in which the held-out check picks the power law"
   },
   "sparse.scaling.majority-3.exponent": {
-    "text": "0.45 (90%: 0.42–0.50)",
+    "text": "0.45, 90% interval 0.42–0.50",
     "from": [
       "results/sparse-scaling-majority3-1024.txt"
     ],
@@ -378,21 +399,28 @@ export const FIGURES = {
     "what": "the law that, fitted to T ≤ 256, predicted the longer lengths best"
   },
   "sparse.scaling.majority-3.held-out-share": {
-    "text": "88%",
+    "text": "78%",
     "from": [
       "results/sparse-scaling-majority3-1024.txt"
     ],
     "what": "the resamples of the seeds in which the held-out check picks that law"
   },
   "sparse.scaling.majority-3.log-share": {
-    "text": "12%",
+    "text": "11%",
     "from": [
       "results/sparse-scaling-majority3-1024.txt"
     ],
     "what": "the resamples of the seeds in which the held-out check picks log T"
   },
+  "sparse.scaling.majority-3.not-fitted": {
+    "text": "11%",
+    "from": [
+      "results/sparse-scaling-majority3-1024.txt"
+    ],
+    "what": "the resamples of the seeds in which a length lost its m* (not fitted)"
+  },
   "sparse.scaling.majority-3.power-share": {
-    "text": "88%",
+    "text": "78%",
     "from": [
       "results/sparse-scaling-majority3-1024.txt"
     ],

@@ -49,10 +49,10 @@ const RUN_DASH = [[], [6, 4]];
 const BUDGETS = {
   'small-easy': { steps: 400, claim: quote('within 400 steps the easy task reaches 99% token accuracy in {copying.small-easy.reached} seeds (at steps {copying.small-easy.reached-steps})') },
   'small-hard': { steps: 400, claim: quote('within 400 steps the hard task reaches 99% token accuracy in only {copying.small-hard.reached} seeds; {copying.small-hard.stalled} others stall with attention accuracy at {copying.small-hard.stalled-attention}, and {copying.small-hard.learning} are still learning') },
-  'small-uniform': { steps: 400, claim: quote('within 400 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed} seeds (at steps {copying.small-uniform.ktiw-steps}), while its token accuracy is at {copying.small-uniform.token-400} at step 400') },
+  'small-uniform': { steps: 400, claim: quote('within 400 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed-400} seeds (at steps {copying.small-uniform.ktiw-steps-400}), while its token accuracy is at {copying.small-uniform.token-400} at step 400') },
   'small-reverse': { steps: 400, claim: quote('within 400 steps reversal reaches 99% token accuracy in {copying.small-reverse.reached} seeds (at steps {copying.small-reverse.reached-steps}), while attention accuracy ends at 0.1% or less in {copying.small-reverse.attention-near-0}') },
   'small-translate': { steps: 400, claim: quote('within 400 steps word translation reaches 99% token accuracy in {copying.small-translate.reached} seeds (at steps {copying.small-translate.reached-steps}), KTIW accuracy passing 50% before attention accuracy in {copying.small-translate.ktiw-first}') },
-  'small-heads': { steps: 600, claim: quote('within 600 steps, with 8 heads {copying.small-heads.stuck} seeds of the hard task are stuck (attention accuracy below 20%), against {copying.small-hard-600.stuck} with one head') },
+  'small-heads': { steps: 600, claim: quote('within 600 steps the hard task is stuck (attention accuracy below 20%) in {copying.small-heads.stuck} seeds with 8 heads, against {copying.small-hard-600.stuck} with one head') },
   easy: { steps: 200, claim: quote('within 200 steps the paper-size easy task reaches 99% token accuracy in {copying.easy.reached} seeds tried (at step {copying.easy.reached-steps}), as in the paper') },
   hard: { steps: 200, claim: quote('within 200 steps the paper-size hard task reaches 99% token accuracy in {copying.hard.reached} seeds (at steps {copying.hard.reached-steps}); the others are at {copying.hard.others-190} token accuracy at step 190 and still climbing (higher at step 200 than at step 100 in {copying.hard.others-rising})') },
 };
@@ -194,7 +194,7 @@ export const copying = {
       compare: 'attention',
       speed: 1,
       play: true,
-      budget: { steps: 200, claim: quote('within 200 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed} seeds (at steps {copying.small-uniform.ktiw-steps}), while its token accuracy is at {copying.small-uniform.token-200} at step 200') },
+      budget: { steps: 200, claim: quote('within 200 steps uniform attention’s KTIW accuracy passes 50% in {copying.small-uniform.ktiw-passed-200} seeds (at steps {copying.small-uniform.ktiw-steps-200}), while its token accuracy is at {copying.small-uniform.token-200} at step 200') },
     },
     {
       title: 'Several heads rescue the hard task',

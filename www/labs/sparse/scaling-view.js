@@ -13,10 +13,10 @@ import { quote } from '../quote.js';
 
 /** What the native tool measured over 20 seeds and T ≤ 1,024, per function (docs/sparse.md). */
 const NATIVE = quote('Natively, over 20 seeds and T = 8 to 1,024 (docs/sparse.md): for AND of 3, fitted to T ≤ 256, '
-  + '{sparse.scaling.and-3.held-out} predicted 512 and 1,024 best, but in only {sparse.scaling.and-3.held-out-share} of resamples '
-  + 'of the seeds (a power of T, exponent {sparse.scaling.and-3.exponent}, in {sparse.scaling.and-3.power-share}): those lengths do '
-  + 'not decide; for majority of 3, a power of T with exponent {sparse.scaling.majority-3.exponent}, picked in '
-  + '{sparse.scaling.majority-3.power-share} of resamples.');
+  + '{sparse.scaling.and-3.held-out} predicted 512 and 1,024 best, and resamples of the seeds pick it in {sparse.scaling.and-3.held-out-share} '
+  + '(a power of T in {sparse.scaling.and-3.power-share}, {sparse.scaling.and-3.not-fitted} not fitted; the power law’s exponent '
+  + '{sparse.scaling.and-3.exponent}); for majority of 3, {sparse.scaling.majority-3.held-out}, picked in '
+  + '{sparse.scaling.majority-3.held-out-share} of resamples (exponent {sparse.scaling.majority-3.exponent}).');
 
 const PAD = { left: 44, right: 12, top: 10, bottom: 34 };
 
