@@ -330,6 +330,14 @@ const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { 
     { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
     { title: 'sinusoidal codes, no decay', file: 'results/sparse-scaling-and3-sinusoidal-1024.txt' },
   ], {}],
+  ['sparse-scaling-decay-scope', [
+    { title: 'AND, no decay', file: 'results/sparse-scaling-and3-1024.txt' },
+    { title: 'AND, λ = 1 on the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
+    { title: 'AND, λ = 1 on all but biases', file: 'results/sparse-scaling-and3-wd1-all-1024.txt' },
+    { title: 'majority, no decay', file: 'results/sparse-scaling-majority3-1024.txt' },
+    { title: 'majority, λ = 1 on the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
+    { title: 'majority, λ = 1 on all but biases', file: 'results/sparse-scaling-majority3-wd1-all-1024.txt' },
+  ], {}],
   ['sparse-scaling-majority3-protocols', [
     { title: 'learned codes, no decay (the default)', file: 'results/sparse-scaling-majority3-1024.txt' },
     { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
@@ -349,6 +357,9 @@ export async function docBlocks() {
   ];
   for (const [name, columns, options] of SCALING_TABLES) out.push(['docs/sparse.md', name, scalingTable(columns, options)]);
   out.push(['docs/sparse.md', 'sparse-page-experiment', pageExperiment(PAGE_EXPERIMENT)]);
+  for (const stem of ['and3-wd1-all', 'majority3-wd1-all']) {
+    out.push(['docs/sparse.md', `sparse-split-${stem}`, splitTable(`results/sparse-scaling-${stem}-1024.txt`)]);
+  }
   // README's sentence on the sparse law, its figures from the file just written.
   const f = figures();
   /** @param {string} name */
