@@ -6,24 +6,27 @@
 //! judged in the space of `m*` with its residuals, and, fitted up to `--fit-upto`, each
 //! one's predictions of the longer lengths. `--shard I/N` trains a share of the lengths
 //! (one job of an array); `scaling merge` joins the shards' CSVs and prints the table and
-//! fits of the whole. Progress goes to stderr.
+//! fits of the whole (`scaling/merge.rs`); `scaling trace` follows single runs
+//! (`scaling/trace.rs`). The report is `scaling/report.rs`'s. Progress goes to stderr.
 
 use attention_playground::run::Run as _;
 use attention_playground::settings::Settings;
 use attention_playground::settings::Value;
-use attention_playground::sparse::config::{DecayScope, Positions, SparseConfig};
-use attention_playground::sparse::scaling::{
-    fit_law, held_out, log2_choose, median, Law, Predictions, SampleSearch,
-};
+use attention_playground::sparse::config::SparseConfig;
+use attention_playground::sparse::scaling::{median, SampleSearch};
 use attention_playground::sparse::train::SparseTrainer;
-use attention_playground::sparse::uncertainty::{
-    bootstrap, logistic_crossing, m_star, share_rule, successes, Bootstrap, Trials,
-};
 use std::io::Write;
 use std::time::Instant;
 
 mod common;
 use common::{num, parallel, parse_seeds, parse_shard, value};
+#[path = "scaling/merge.rs"]
+mod merge;
+#[path = "scaling/report.rs"]
+mod report;
+#[path = "scaling/trace.rs"]
+mod trace;
+use report::{report, Outcome};
 
 const HELP: &str = "\
 scaling: the fewest training samples m* a self-attention head needs to learn a sparse
@@ -76,12 +79,6 @@ const HEADER_13: &str = "function,sparsity,length,samples,seed,train_acc,test_ac
 rejected,ambiguous,positions,weight_decay";
 const HEADER_11: &str =
     "function,sparsity,length,samples,seed,train_acc,test_acc,mass,found,rejected,ambiguous";
-
-/// The share of the seeds that the share rule asks for.
-const SHARE: f64 = 0.75;
-/// Resamples of the seeds in the bootstrap, and the draw's seed.
-const RESAMPLES: usize = 1000;
-const BOOTSTRAP_SEED: u64 = 0;
 
 /// The protocol's words in a title: nothing for the defaults (learned position codes, no
 /// weight decay).
@@ -207,356 +204,6 @@ fn parse(argv: &[String]) -> Result<Args, String> {
     Ok(a)
 }
 
-/// A run's rows as the report reads them: `(length, samples, seed, test accuracy)`.
-type Outcome = (usize, usize, u64, f32);
-
-/// A count of resamples as a share in words: "45%".
-fn share(k: usize, of: usize) -> String {
-    format!("{:.0}%", 100.0 * k as f64 / of.max(1) as f64)
-}
-
-/// The fewest seeds the bootstrap resamples.
-const BOOTSTRAP_SEEDS: usize = 5;
-
-/// A size the logistic fit gives, as the table writes it: `<lo` or `>hi` where it lies at
-/// or beyond the sizes tried (`lo`, `hi`).
-fn size_of(m: f64, lo: f64, hi: f64) -> String {
-    if m <= lo {
-        format!("<{lo:.0}")
-    } else if m >= hi {
-        format!(">{hi:.0}")
-    } else {
-        format!("{m:.0}")
-    }
-}
-
-/// Prints the bootstrap's findings: the laws' slopes over resamples of the seeds, the
-/// resamples not fitted and, where lengths beyond `fit_upto` were tried, how often the
-/// held-out check picks each law.
-fn print_bootstrap(
-    boot: &Bootstrap,
-    seeds: usize,
-    lengths: usize,
-    threshold: f32,
-    fit_upto: usize,
-    tried_beyond: bool,
-) {
-    println!(
-        "\nBootstrap: {RESAMPLES} resamples of the {seeds} seeds (with replacement), m* by the median \
-         rule at the {lengths} lengths that have one:"
-    );
-    let interval = |x: Option<[f64; 3]>, digits: usize| {
-        x.map_or("–".to_string(), |[lo, mid, hi]| {
-            format!("{mid:.digits$} (90%: {lo:.digits$}–{hi:.digits$})")
-        })
-    };
-    println!(
-        "  power of T   exponent {}",
-        interval(boot.power_exponent, 3)
-    );
-    println!("  log T        slope    {}", interval(boot.log_slope, 1));
-    if boot.lost > 0 {
-        println!(
-            "  not fitted in {} of resamples: a length lost its m* (its median reached {threshold} \
-             at no size the search tried)",
-            share(boot.lost, RESAMPLES)
-        );
-    }
-    if tried_beyond {
-        let wins: Vec<String> = Law::ALL
-            .iter()
-            .zip(boot.held_out_wins)
-            .map(|(law, k)| format!("{} in {}", law.name(), share(k, RESAMPLES)))
-            .collect();
-        println!(
-            "  held-out check (fitted to T <= {fit_upto}) picks {}{}{}",
-            wins.join(", "),
-            if boot.lost > 0 {
-                format!(", not fitted in {}", share(boot.lost, RESAMPLES))
-            } else {
-                String::new()
-            },
-            if boot.undecided > 0 {
-                format!(
-                    ", none in {} (too few lengths learned)",
-                    share(boot.undecided, RESAMPLES)
-                )
-            } else {
-                String::new()
-            }
-        );
-    }
-}
-
-/// Prints under `title` the table of `m*` (the median rule) against `T`, with the last
-/// size that failed, the share rule, the logistic `m50` and its bootstrap interval, the
-/// information limit and how many seeds reached `threshold` at each size tried; then the
-/// three laws fitted to `m*` (each judged in the space of `m*`, with its residuals), how
-/// each, fitted up to `fit_upto`, predicts the longer lengths, the bootstrap over seeds of
-/// the laws' slopes and of that verdict, and the verdict in words.
-fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32, fit_upto: usize) {
-    let trials = Trials::from_rows(outcomes);
-    let seeds = trials.seeds.len();
-    let boot = (seeds >= BOOTSTRAP_SEEDS)
-        .then(|| bootstrap(&trials, threshold, fit_upto, RESAMPLES, BOOTSTRAP_SEED));
-    println!("\n{title}:");
-    println!(
-        "{:>6} {:>8} {:>12} {:>8} {:>22} {:>14}   seeds reaching {threshold} at each size tried",
-        "T",
-        "m*",
-        "last failed",
-        format!("m({:.0}%)", 100.0 * SHARE),
-        "m50 [90% bootstrap]",
-        "log2 C(T, s)"
-    );
-    let mut points = Vec::new();
-    for (i, l) in trials.lengths.iter().enumerate() {
-        let t = l.length;
-        let found = m_star(l, threshold, seeds);
-        if let Some(m) = found {
-            points.push((t as f64, m as f64));
-        }
-        let failed = l
-            .probes
-            .iter()
-            .filter(|p| median(&p.tests.iter().map(|x| x.1).collect::<Vec<_>>()) < threshold)
-            .map(|p| p.samples)
-            .max()
-            .unwrap_or(0);
-        let or_none = |m: Option<usize>| m.map_or("none".to_string(), |m| m.to_string());
-        let (lo, hi) = (
-            l.probes.first().map_or(0, |p| p.samples) as f64,
-            l.probes.last().map_or(0, |p| p.samples) as f64,
-        );
-        let interval = match boot.as_ref().and_then(|b| b.m50[i]) {
-            Some([a, _, b]) => format!("[{}–{}]", size_of(a, lo, hi), size_of(b, lo, hi)),
-            None => "[–]".to_string(),
-        };
-        let m50 = match logistic_crossing(l, threshold, &vec![1; seeds]) {
-            Some(c) => format!("{} {interval}", size_of(c.clipped(), lo, hi)),
-            None => "–".to_string(),
-        };
-        let counts: Vec<String> = l
-            .probes
-            .iter()
-            .map(|p| {
-                let (k, n) = successes(p, threshold);
-                format!("{}:{k}/{n}", p.samples)
-            })
-            .collect();
-        println!(
-            "{t:>6} {:>8} {failed:>12} {:>8} {m50:>22} {:>14.1}   {}",
-            or_none(found),
-            share_rule(l, threshold, SHARE).map_or_else(
-                || format!(">{}", l.probes.last().map_or(0, |p| p.samples)),
-                |m| m.to_string()
-            ),
-            log2_choose(t, sparsity),
-            counts.join(" ")
-        );
-    }
-    println!(
-        "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
-         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a \
-         logistic fit of success against log2 m crosses one half (<M, >M: below or above the \
-         sizes tried; –: success does not grow with m), with its 5th–95th percentiles over \
-         resamples of the seeds.",
-        100.0 * SHARE,
-        100.0 * SHARE
-    );
-    let fits: Vec<_> = Law::ALL
-        .into_iter()
-        .filter_map(|law| fit_law(law, &points))
-        .collect();
-    if fits.is_empty() {
-        return;
-    }
-    println!("\nThe laws fitted to every length, judged on m* itself (R^2; residuals m* - law):");
-    for f in &fits {
-        let residuals: Vec<String> = f.residuals.iter().map(|r| format!("{r:+.1}")).collect();
-        println!(
-            "  {:<12} {:<28} R^2 {:.3}   residuals {}",
-            f.law.name(),
-            f.law.formula(&f.line),
-            f.r2,
-            residuals.join(" ")
-        );
-    }
-    let best = fits
-        .iter()
-        .max_by(|a, b| a.r2.total_cmp(&b.r2))
-        .expect("a fit");
-    println!("  closest on these lengths: {}", best.law.name());
-    // Why there may be no held-out check: nothing tried beyond fit_upto, nothing learned
-    // there, or too few lengths learned up to it.
-    let tried_beyond = trials.lengths.iter().any(|l| l.length > fit_upto);
-    let learned_upto = points.iter().filter(|p| p.0 <= fit_upto as f64).count();
-    let held = held_out(&points, fit_upto as f64);
-    // The root mean square of a law's relative errors on the held-out lengths.
-    let rms = |p: &Predictions| {
-        (p.iter().map(|(_, m, q)| ((q - m) / m).powi(2)).sum::<f64>() / p.len() as f64).sqrt()
-    };
-    if !held.is_empty() {
-        println!(
-            "\nFitted to T <= {fit_upto}, each law's m* at the longer lengths (measured in brackets; \
-             RMS relative error):"
-        );
-        for (law, predictions) in &held {
-            let said: Vec<String> = predictions
-                .iter()
-                .map(|(t, m, p)| format!("T {t}: {p:.0} ({m})"))
-                .collect();
-            println!(
-                "  {:<12} {}   RMS {:.2}",
-                law.name(),
-                said.join(", "),
-                rms(predictions)
-            );
-        }
-        println!("  best predicted: {}", held[0].0.name());
-    }
-    match &boot {
-        None => println!("\nBootstrap: not run with fewer than {BOOTSTRAP_SEEDS} seeds."),
-        Some(boot) => print_bootstrap(boot, seeds, points.len(), threshold, fit_upto, tried_beyond),
-    }
-    // The verdict in words.
-    let mut words = String::from("\nIn words: ");
-    match held.as_slice() {
-        [] if !tried_beyond => {
-            words += &format!("no held-out check (no length beyond T = {fit_upto} was tried)")
-        }
-        [] if learned_upto < 2 => {
-            words +=
-                &format!("no held-out check (fewer than two lengths up to T = {fit_upto} learned)")
-        }
-        [] => words += &format!("no held-out check (no length beyond T = {fit_upto} learned)"),
-        [(first, p), rest @ ..] => {
-            words += &format!(
-                "fitted to T <= {fit_upto}, {} predicted the longer lengths best (RMS relative error {:.2}",
-                first.name(),
-                rms(p)
-            );
-            for (law, p) in rest {
-                words += &format!(", {} {:.2}", law.name(), rms(p));
-            }
-            words += ")";
-            if let Some(boot) = &boot {
-                let k =
-                    boot.held_out_wins[Law::ALL.iter().position(|l| l == first).expect("a law")];
-                words += &format!(
-                    "; over resamples of the seeds the check picks {} in {} of them",
-                    first.name(),
-                    share(k, RESAMPLES)
-                );
-                if boot.lost > 0 {
-                    words += &format!(" ({} not fitted)", share(boot.lost, RESAMPLES));
-                }
-            }
-            if rms(p) > 0.5 {
-                words += "; but no law predicted them within 50%: here m* follows none of them";
-            }
-        }
-    }
-    println!("{words}.");
-}
-
-/// `scaling merge FILE... [--threshold X] [--fit-upto T]`: the shards' rows as one run's
-/// table and fits.
-fn merge(argv: &[String]) -> Result<(), String> {
-    let (mut files, mut threshold, mut fit_upto) = (Vec::new(), 0.95f32, 256usize);
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--threshold" => threshold = num(value(&mut it, a)?, a)?,
-            "--fit-upto" => fit_upto = num(value(&mut it, a)?, a)?,
-            "--help" | "-h" => return Err(HELP.into()),
-            _ => files.push(a.clone()),
-        }
-    }
-    if files.is_empty() {
-        return Err("merge: give the shards' CSV files".into());
-    }
-    // (function, sparsity, positions, weight decay, its scope) of every row; the file each
-    // length came from; every run's outcome.
-    let mut kind: Option<(String, usize, String, String, String)> = None;
-    let mut from: std::collections::BTreeMap<usize, String> = Default::default();
-    let mut outcomes: Vec<Outcome> = Vec::new();
-    for file in &files {
-        let text = std::fs::read_to_string(file).map_err(|e| format!("cannot read {file}: {e}"))?;
-        let mut lines = text.lines();
-        let columns = match lines.next() {
-            Some(HEADER) => 14,
-            Some(HEADER_13) => 13,
-            Some(HEADER_11) => 11,
-            _ => {
-                return Err(format!(
-                    "{file}: not a CSV of scaling (its first line must be {HEADER})"
-                ))
-            }
-        };
-        for (k, line) in lines.enumerate().filter(|(_, l)| !l.is_empty()) {
-            let f: Vec<&str> = line.split(',').collect();
-            let bad = || format!("{file}, line {}: not a row of scaling: {line:?}", k + 2);
-            if f.len() != columns {
-                return Err(bad());
-            }
-            let (positions, decay) = if columns >= 13 {
-                (f[11], f[12])
-            } else {
-                ("learned", "0")
-            };
-            let scope = if columns == 14 { f[13] } else { "matrices" };
-            // The decay as an f32 writes it (the page writes 1e-7 where Rust writes 0.0000001).
-            let decay: f32 = decay.parse().map_err(|_| bad())?;
-            if !Positions::CHOICES.iter().any(|c| c.name == positions)
-                || !DecayScope::CHOICES.iter().any(|c| c.name == scope)
-            {
-                return Err(bad());
-            }
-            // Without decay, its scope does not matter.
-            let scope = if decay == 0.0 { "matrices" } else { scope };
-            let this = (
-                f[0].to_string(),
-                f[1].parse().map_err(|_| bad())?,
-                positions.to_string(),
-                decay.to_string(),
-                scope.to_string(),
-            );
-            if *kind.get_or_insert_with(|| this.clone()) != this {
-                return Err(format!(
-                    "{file}: rows of {} of {} bits{} beside rows of another function, sparsity \
-                     or protocol",
-                    this.0,
-                    this.1,
-                    protocol(&this.2, &this.3, &this.4)
-                ));
-            }
-            let t: usize = f[2].parse().map_err(|_| bad())?;
-            let (m, seed, test) = (
-                f[3].parse().map_err(|_| bad())?,
-                f[4].parse().map_err(|_| bad())?,
-                f[6].parse().map_err(|_| bad())?,
-            );
-            let first = from.entry(t).or_insert_with(|| file.clone());
-            if first != file {
-                return Err(format!("merge: length {t} is in both {first} and {file}"));
-            }
-            outcomes.push((t, m, seed, test));
-        }
-    }
-    let (function, sparsity, positions, decay, scope) =
-        kind.ok_or("merge: the files hold no rows")?;
-    let seeds: std::collections::BTreeSet<u64> = outcomes.iter().map(|r| r.2).collect();
-    let title = format!(
-        "{function} of {sparsity} bits{}, {} seeds, merged from {} files, median test accuracy >= {threshold}",
-        protocol(&positions, &decay, &scope),
-        seeds.len(),
-        files.len()
-    );
-    report(&title, sparsity, &outcomes, threshold, fit_upto);
-    Ok(())
-}
-
 /// One run's result.
 struct Run {
     seed: u64,
@@ -596,105 +243,23 @@ fn train(config: SparseConfig, steps: u64, eval_every: Option<usize>) -> Run {
     }
 }
 
-/// `scaling trace`: each seed's run at one length and size, its evaluations and the norm of
-/// each tensor every `--eval-every` steps.
-fn trace(argv: &[String]) -> Result<(), String> {
-    let a = parse(argv)?;
-    let (Some(m), [t]) = (a.samples, a.lengths.as_slice()) else {
-        return Err("trace: give one length (--lengths T) and one size (--samples M)".into());
-    };
-    let every = a.eval_every.unwrap_or((a.steps as usize / 10).max(1));
-    for &seed in &a.seeds {
-        let config = SparseConfig {
-            length: *t,
-            samples: m,
-            seed,
-            eval_every: every,
-            ..a.config.clone()
-        };
-        let mut run = SparseTrainer::new(config).map_err(|e| e.to_string())?;
-        println!(
-            "\nseed {seed}, T {t}, m {m}{}:",
-            protocol(
-                run.config().positions.name(),
-                &run.config().weight_decay.to_string(),
-                run.config().decay_scope.name()
-            )
-        );
-        let mut names = Vec::new();
-        run.model().ranges.visit(|name, _| names.push(name));
-        println!(
-            "{:>6} {:>8} {:>6} {:>6} {:>6} {:>6}   norms: {}",
-            "step",
-            "loss",
-            "train",
-            "test",
-            "on S",
-            "max α",
-            names.join(" ")
-        );
-        let row = |run: &mut SparseTrainer| {
-            let e = *run.latest();
-            let heads = run.config().heads;
-            let attention = run.attention().to_vec(); // (K, T)
-            let most = (0..*t)
-                .map(|i| (0..heads).map(|k| attention[k * t + i]).sum::<f32>() / heads as f32)
-                .fold(0.0f32, f32::max);
-            let ranges = run.model().ranges.clone();
-            let params = run.params();
-            let mut norms = Vec::new();
-            ranges.visit(|_, r| {
-                let n = params[r.clone()].iter().map(|x| x * x).sum::<f32>().sqrt();
-                norms.push(format!("{n:.3}"));
-            });
-            println!(
-                "{:>6} {:>8.4} {:>6.3} {:>6.3} {:>6.3} {:>6.3}   {}",
-                e.step,
-                e.train_loss,
-                e.train_accuracy,
-                e.test_accuracy,
-                e.mass,
-                most,
-                norms.join(" ")
-            );
-        };
-        row(&mut run);
-        for _ in 0..a.steps {
-            if let Err(e) = run.step() {
-                println!("stopped: {e}");
-                break;
-            }
-            if run.step_count() % every as u64 == 0 {
-                row(&mut run);
-            }
-        }
-    }
-    Ok(())
+/// The value of `r`, or its message on stderr and the exit: 0 for the help, 2 for a
+/// refusal.
+fn or_exit<T>(r: Result<T, String>) -> T {
+    r.unwrap_or_else(|e| {
+        eprintln!("{e}");
+        std::process::exit(if e == HELP { 0 } else { 2 })
+    })
 }
 
 fn main() {
     let argv: Vec<String> = std::env::args().skip(1).collect();
-    if argv.first().map(String::as_str) == Some("trace") {
-        if let Err(e) = trace(&argv[1..]) {
-            eprintln!("{e}");
-            std::process::exit(if e == HELP { 0 } else { 2 });
-        }
-        return;
+    match argv.first().map(String::as_str) {
+        Some("trace") => return or_exit(trace::trace(&argv[1..])),
+        Some("merge") => return or_exit(merge::merge(&argv[1..])),
+        _ => {}
     }
-    if argv.first().map(String::as_str) == Some("merge") {
-        if let Err(e) = merge(&argv[1..]) {
-            eprintln!("{e}");
-            std::process::exit(if e == HELP { 0 } else { 2 });
-        }
-        return;
-    }
-    let a = match parse(&argv) {
-        Ok(a) => a,
-        Err(e) => {
-            eprintln!("{e}");
-            std::process::exit(if e == HELP { 0 } else { 2 });
-        }
-    };
+    let a = or_exit(parse(&argv));
     let mut out: Box<dyn Write> = match &a.csv {
         Some(path) => Box::new(std::io::BufWriter::new(
             std::fs::File::create(path).unwrap_or_else(|e| {
