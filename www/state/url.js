@@ -17,13 +17,12 @@
 // - Switches of the page itself pass through unchanged: `variant`, `backend`, `autoplay`,
 //   `embed`, `hide`.
 
-import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './options.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, VARIANTS, BACKENDS, same, formatValue } from './options.js';
 
 export { formatValue };
-import { VARIANTS, BACKENDS } from '../training/variant.js';
 import { colormapNames } from '../views/colormap.js';
 import { storySetup } from '../labs/index.js';
-import { parseSeeds, formatSeeds, SEEDS_RANGE } from '../sweeps/seeds.js';
+import { parseSeeds, formatSeeds, SEEDS_RANGE } from './seed-range.js';
 
 /** @typedef {import('../labs/index.js').Lab} Lab */
 

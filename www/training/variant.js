@@ -2,17 +2,14 @@
 // Picks the best wasm build the engine supports by validating tiny probe modules:
 // relaxed-SIMD (fused multiply-add) > simd128 > scalar. Knows nothing of the trainer.
 
-/** @typedef {'relaxed-simd' | 'simd128' | 'scalar'} Variant */
-/** Where runs may train, as a link asks (`backend=`): `auto` (the GPU where the browser
- * has a real one, else the CPU), `gpu` (the GPU where it can, else the CPU, saying why) or
- * `cpu`. */
-export const BACKENDS = /** @type {const} */ (['auto', 'gpu', 'cpu']);
+/** @typedef {import('../state/options.js').Variant} Variant */
+
+// The names a link may ask for are the state's (state/options.js); re-exported for the
+// page's boot and the npm package.
+export { VARIANTS, BACKENDS } from '../state/options.js';
 
 /** A build of the trainer: a variant, or `webgpu` (the relaxed-SIMD build with the GPU
  * backend, loaded where a run may train on the GPU). @typedef {Variant | 'webgpu'} Build */
-
-/** The variants, best first. @type {Variant[]} */
-export const VARIANTS = ['relaxed-simd', 'simd128', 'scalar'];
 
 const HEADER = [0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00];
 // type section: one type, () -> v128; function section: one function of type 0
