@@ -1,6 +1,7 @@
 // @ts-check
 // Makes pkg/ an installable npm package after scripts/build: package.json (name, version
-// from Cargo.toml, ES module entry point), the loader index.js, variant.js, README.md.
+// from Cargo.toml, ES module entry point), the loader index.js, variant.js and the names
+// it picks among (builds.js), README.md.
 // Usage: node scripts/package.js
 import { readFileSync, writeFileSync, copyFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -23,11 +24,16 @@ const pkg = {
     '.': './index.js',
     ...Object.fromEntries(builds.map((v) => [`./${v}`, `./${v}/attention_playground.js`])),
   },
-  files: ['index.js', 'variant.js', 'README.md', ...builds.flatMap((v) => [`${v}/attention_playground.js`, `${v}/attention_playground_bg.wasm`])],
+  files: ['index.js', 'variant.js', 'builds.js', 'README.md', ...builds.flatMap((v) => [`${v}/attention_playground.js`, `${v}/attention_playground_bg.wasm`])],
   sideEffects: false,
 };
 writeFileSync(`${root}pkg/package.json`, `${JSON.stringify(pkg, null, 2)}\n`);
 copyFileSync(`${root}www/training/package-entry.js`, `${root}pkg/index.js`);
 copyFileSync(`${root}scripts/pkg/README.md`, `${root}pkg/README.md`);
-copyFileSync(`${root}www/training/variant.js`, `${root}pkg/variant.js`);
+// variant.js names its builds from state/builds.js, which the package ships beside it.
+const variantJs = readFileSync(`${root}www/training/variant.js`, 'utf8');
+const beside = variantJs.replaceAll("'../state/builds.js'", "'./builds.js'");
+if (beside === variantJs || /from '\.\.\//.test(beside)) throw new Error('www/training/variant.js: its imports are not the ones the package rewrites');
+writeFileSync(`${root}pkg/variant.js`, beside);
+copyFileSync(`${root}www/state/builds.js`, `${root}pkg/builds.js`);
 console.log(`pkg/: attention-playground ${version}`);

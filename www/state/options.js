@@ -1,6 +1,5 @@
 // @ts-check
-// The shell's own choices (speeds, themes, the wasm builds and backends a link may ask for)
-// and how settings compare, whatever the lab. A
+// The shell's own choices (speeds, themes) and how settings compare, whatever the lab. A
 // setting's text is the trainer's to read and check (one source of truth: each lab's
 // settings in Rust). Pure: the store and the link use it, in the page and in Node's tests.
 
@@ -56,13 +55,4 @@ export function formatValue(v) {
   }
   return String(v);
 }
-
-/** A wasm build of the trainer by its instruction set. @typedef {'relaxed-simd' | 'simd128' | 'scalar'} Variant */
-/** The variants a link may ask for (`variant=`), best first. @type {Variant[]} */
-export const VARIANTS = ['relaxed-simd', 'simd128', 'scalar'];
-
-/** Where runs may train, as a link asks (`backend=`): `auto` (the GPU where the browser
- * has a real one, else the CPU), `gpu` (the GPU where it can, else the CPU, saying why) or
- * `cpu`. */
-export const BACKENDS = /** @type {const} */ (['auto', 'gpu', 'cpu']);
 

@@ -17,7 +17,8 @@
 // - Switches of the page itself pass through unchanged: `variant`, `backend`, `autoplay`,
 //   `embed`, `hide`.
 
-import { SPEEDS, DEFAULT_SPEED, THEMES, VARIANTS, BACKENDS, same, formatValue } from './options.js';
+import { SPEEDS, DEFAULT_SPEED, THEMES, same, formatValue } from './options.js';
+import { VARIANTS, BACKENDS } from './builds.js';
 
 export { formatValue };
 import { colormapNames } from '../views/colormap.js';

@@ -2,11 +2,11 @@
 // Picks the best wasm build the engine supports by validating tiny probe modules:
 // relaxed-SIMD (fused multiply-add) > simd128 > scalar. Knows nothing of the trainer.
 
-/** @typedef {import('../state/options.js').Variant} Variant */
+/** @typedef {import('../state/builds.js').Variant} Variant */
 
-// The names a link may ask for are the state's (state/options.js); re-exported for the
+// The names a link may ask for are the state's (state/builds.js); re-exported for the
 // page's boot and the npm package.
-export { VARIANTS, BACKENDS } from '../state/options.js';
+export { VARIANTS, BACKENDS } from '../state/builds.js';
 
 /** A build of the trainer: a variant, or `webgpu` (the relaxed-SIMD build with the GPU
  * backend, loaded where a run may train on the GPU). @typedef {Variant | 'webgpu'} Build */
