@@ -2,8 +2,9 @@
 // every figure over seeds that a lab's texts (budgets, story steps) quote, each with the
 // files it came from. A text names a figure as {lab.name}; www/labs/quote.js fills it in.
 // It also writes the docs' tables of the labs' budget claims and of the scaling runs' m*
-// (between <!-- figures:NAME --> markers). `node scripts/figures.js` writes them; `--check` exits 1 when a committed one
-// differs from what the results give (tests/unit/figures-file.test.js holds them too).
+// (between <!-- figures:NAME --> markers). `node scripts/figures.js` writes them; `--check`
+// exits 1 when a committed one differs from what the results give
+// (tests/unit/figures-file.test.js holds them too).
 
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -57,6 +58,38 @@ const two = (x) => x.toFixed(2);
 const first = (rows, key, at, steps) => rows.find((r) => r.step <= steps && r[key] >= at);
 /** The row at `step` (the last one at or before it). @param {Record<string, number>[]} rows @param {number} step */
 const at = (rows, step) => /** @type {Record<string, number>} */ (rows.filter((r) => r.step <= step).at(-1));
+
+/** Each law's R² on m*, as a scaling .txt gives it, by the law's name. @param {string} text */
+const lawsR2 = (text) => Object.fromEntries([...text.matchAll(/^ {2}(log T|linear in T|power of T) +.*R\^2 ([\d.]+)/gm)].map((m) => [m[1], m[2]]));
+
+/**
+ * What a scaling .txt (scaling's output) says of the laws: each law's R² on m*, the law
+ * closest on every length, the power law's exponent over resamples (median, 5th, 95th
+ * percentile), the length the held-out check fits up to, each law's RMS relative error on
+ * the longer lengths (best first), the law that predicted them best, and how often
+ * resamples pick each law (the tool's words).
+ * @param {string} file
+ */
+export function verdictOf(file) {
+  const text = readFileSync(root + file, 'utf8');
+  /** @param {RegExp} re */
+  const find = (re) => {
+    const m = re.exec(text);
+    if (!m) throw new Error(`${file}: no ${re}`);
+    return m;
+  };
+  const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
+  const verdict = find(/In words: fitted to T <= (\d+), (log T|power of T|linear in T) predicted the longer lengths best/);
+  return {
+    r2: lawsR2(text),
+    closest: find(/closest on these lengths: (.+)/)[1],
+    exponent: exponent.slice(1, 4),
+    upto: verdict[1],
+    rms: [...text.matchAll(/^ {2}(log T|linear in T|power of T) +T \d.*RMS ([\d.]+)/gm)].map((m) => `${m[1]} ${m[2]}`),
+    best: verdict[2],
+    picks: find(/held-out check \(fitted to T <= \d+\) picks (.*)/)[1],
+  };
+}
 
 /** @typedef {{ text: string, from: string[], what: string }} Figure */
 
@@ -168,26 +201,18 @@ export function figures() {
   // bootstrap over seeds and its held-out check; src/bin/scaling.rs).
   for (const [name, stem] of [['and-3', 'and3'], ['majority-3', 'majority3']]) {
     const file = `results/sparse-scaling-${stem}-1024.txt`;
-    const text = readFileSync(root + file, 'utf8');
-    /** @param {RegExp} re */
-    const find = (re) => {
-      const m = re.exec(text);
-      if (!m) throw new Error(`${file}: no ${re}`);
-      return m;
-    };
-    const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
-    put(`sparse.scaling.${name}.exponent`, `${Number(exponent[1]).toFixed(2)}, 90% interval ${Number(exponent[2]).toFixed(2)}–${Number(exponent[3]).toFixed(2)}`, [file],
+    const v = verdictOf(file);
+    const [mid, lo, hi] = v.exponent.map((x) => Number(x).toFixed(2));
+    put(`sparse.scaling.${name}.exponent`, `${mid}, 90% interval ${lo}–${hi}`, [file],
       'the power law\'s exponent of m* against T over T ≤ 1,024: bootstrap median and 90% interval over the seeds');
-    const verdict = find(/In words: fitted to T <= (\d+), (log T|power of T|linear in T) predicted the longer lengths best/);
-    put(`sparse.scaling.${name}.held-out`, verdict[2], [file], `the law that, fitted to T ≤ ${verdict[1]}, predicted the longer lengths best`);
-    const wins = find(/held-out check \(fitted to T <= \d+\) picks (.*)/)[1];
+    put(`sparse.scaling.${name}.held-out`, v.best, [file], `the law that, fitted to T ≤ ${v.upto}, predicted the longer lengths best`);
     /** @param {string} law */
     const share = (law) => {
-      const m = new RegExp(`${law} in (\\d+%)`).exec(wins);
+      const m = new RegExp(`${law} in (\\d+%)`).exec(v.picks);
       if (!m) throw new Error(`${file}: no share of ${law}`);
       return m[1];
     };
-    put(`sparse.scaling.${name}.held-out-share`, share(verdict[2]), [file], 'the resamples of the seeds in which the held-out check picks that law');
+    put(`sparse.scaling.${name}.held-out-share`, share(v.best), [file], 'the resamples of the seeds in which the held-out check picks that law');
     put(`sparse.scaling.${name}.power-share`, share('power of T'), [file], 'the resamples of the seeds in which the held-out check picks the power law');
     put(`sparse.scaling.${name}.log-share`, share('log T'), [file], 'the resamples of the seeds in which the held-out check picks log T');
     put(`sparse.scaling.${name}.not-fitted`, share('not fitted'), [file], 'the resamples of the seeds in which a length lost its m* (not fitted)');
@@ -199,7 +224,7 @@ export function figures() {
  * The table of a scaling .txt (scaling's output): each length's m*, the largest size that
  * failed, the 75% rule, the logistic m50 with its interval, and the largest size tried.
  * @param {string} file
- * @returns {Map<number, { m: string, failed: string, m75: string, m50: string, tried: number, counts: string }>}
+ * @returns {Map<number, { m: string, failed: string, m75: string, m50: string, limit: string, tried: number, counts: string }>}
  */
 export function scalingRows(file) {
   const out = new Map();
@@ -207,7 +232,7 @@ export function scalingRows(file) {
     const f = line.trim().split(/\s{2,}/);
     if (f.length !== 7 || !/^\d+$/.test(f[0])) continue;
     const tried = Math.max(...f[6].split(' ').map((c) => Number(c.split(':')[0])));
-    out.set(Number(f[0]), { m: f[1], failed: f[2], m75: f[3], m50: f[4], tried, counts: f[6] });
+    out.set(Number(f[0]), { m: f[1], failed: f[2], m75: f[3], m50: f[4], limit: f[5], tried, counts: f[6] });
   }
   if (out.size === 0) throw new Error(`${file}: no table of m*`);
   return out;
@@ -235,10 +260,7 @@ export function scalingTable(columns, { m50 = false, limit = false } = {}) {
       return m50 ? [m, r.m50.replace('[', '(').replace(']', ')')] : [m];
     });
     const row = [big(t), ...cells];
-    if (limit) {
-      const line = readFileSync(root + columns[0].file, 'utf8').split('\n').find((l) => l.trim().split(/\s{2,}/)[0] === String(t));
-      row.push(line ? line.trim().split(/\s{2,}/)[5] : '');
-    }
+    if (limit) row.push(tables[0].get(t)?.limit ?? '');
     return `| ${row.join(' | ')} |`;
   });
   return [`| ${head.join(' | ')} |`, `|${head.map(() => '---:').join('|')}|`, ...rows].join('\n');
@@ -252,8 +274,7 @@ export function scalingTable(columns, { m50 = false, limit = false } = {}) {
 export function pageExperiment(file) {
   const rows = scalingRows(file);
   const text = readFileSync(root + file, 'utf8');
-  const laws = [...text.matchAll(/^ {2}(log T|linear in T|power of T) +.*R\^2 ([\d.]+)/gm)].map((m) => ({ law: m[1], r2: m[2] }))
-    .sort((a, b) => Number(b.r2) - Number(a.r2));
+  const laws = Object.entries(lawsR2(text)).map(([law, r2]) => ({ law, r2 })).sort((a, b) => Number(b.r2) - Number(a.r2));
   return `\`${file.replace('.txt', '.{csv,txt}')}\` (\`scaling --preset and-3 --lengths 8,16,32,64,128,256 --seeds 0-4\`): `
     + `m* = ${[...rows.values()].map((r) => r.m).join(', ')} for \`T\` = ${[...rows.keys()].join(', ')}; on these points `
     + `${laws.map((l, i) => `${i === 0 ? '' : i === laws.length - 1 ? 'and ' : ''}${l.law} ${i === 0 ? 'fits best, ' : ''}R² ${l.r2}`).join(', ')}.`;
@@ -286,26 +307,10 @@ export function splitTable(file) {
  */
 export function verdictTable(columns) {
   const cells = columns.map(({ file }) => {
-    const text = readFileSync(root + file, 'utf8');
-    /** @param {RegExp} re */
-    const find = (re) => {
-      const m = re.exec(text);
-      if (!m) throw new Error(`${file}: no ${re}`);
-      return m;
-    };
-    const r2 = Object.fromEntries([...text.matchAll(/^ {2}(log T|linear in T|power of T) +.*R\^2 ([\d.]+)/gm)].map((m) => [m[1], m[2]]));
-    const closest = find(/closest on these lengths: (.+)/)[1];
-    const others = Object.keys(r2).filter((l) => l !== closest).map((l) => `${l} ${r2[l]}`).join(', ');
-    const exponent = find(/power of T +exponent ([\d.]+) \(90%: ([\d.]+)–([\d.]+)\)/);
-    const upto = find(/Fitted to T <= (\d+), each law/)[1];
-    const rms = [...text.matchAll(/^ {2}(log T|linear in T|power of T) +T \d.*RMS ([\d.]+)/gm)].map((m) => `${m[1]} ${m[2]}`);
-    const picks = find(/held-out check \(fitted to T <= \d+\) picks (.*)/)[1];
-    return [
-      `${closest}, ${r2[closest]} (${others})`,
-      `${exponent[1]} (${exponent[2]}–${exponent[3]})`,
-      `**${rms[0].replace(/ [\d.]+$/, '')}** (${rms.join('; ')})`.replace(`fitted to T <= ${upto}`, ''),
-      picks,
-    ];
+    const v = verdictOf(file);
+    const others = Object.keys(v.r2).filter((l) => l !== v.closest).map((l) => `${l} ${v.r2[l]}`).join(', ');
+    const [mid, lo, hi] = v.exponent;
+    return [`${v.closest}, ${v.r2[v.closest]} (${others})`, `${mid} (${lo}–${hi})`, `**${v.best}** (${v.rms.join('; ')})`, v.picks];
   });
   const rows = [
     'closest on every length (R² on `m*`)',
@@ -319,17 +324,21 @@ export function verdictTable(columns) {
 /** The native run of the page's experiment, which tests/e2e/sparse.test.js compares with the page's. */
 export const PAGE_EXPERIMENT = 'results/sparse-scaling-and3-5seeds-256.txt';
 
+/** A function's three protocols side by side (its results' stem: and3, majority3).
+ * @param {string} stem @returns {[string, { title: string, file: string }[], {}]} */
+const protocols = (stem) => [`sparse-scaling-${stem}-protocols`, [
+  ['learned codes, no decay (the default)', ''],
+  ['learned codes, weight decay 1 of the matrices', '-wd1'],
+  ['sinusoidal codes, no decay', '-sinusoidal'],
+].map(([title, variant]) => ({ title, file: `results/sparse-scaling-${stem}${variant}-1024.txt` })), {}];
+
 /** The docs' scaling tables: [block name, columns, options]. */
 const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { m50?: boolean, limit?: boolean }][]} */ ([
   ['sparse-scaling-default', [
     { title: 'AND of 3', file: 'results/sparse-scaling-and3-1024.txt' },
     { title: 'majority of 3', file: 'results/sparse-scaling-majority3-1024.txt' },
   ], { m50: true, limit: true }],
-  ['sparse-scaling-and3-protocols', [
-    { title: 'learned codes, no decay (the default)', file: 'results/sparse-scaling-and3-1024.txt' },
-    { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
-    { title: 'sinusoidal codes, no decay', file: 'results/sparse-scaling-and3-sinusoidal-1024.txt' },
-  ], {}],
+  ...['and3', 'majority3'].map((stem) => protocols(stem)),
   ['sparse-scaling-decay-scope', [
     { title: 'AND, no decay', file: 'results/sparse-scaling-and3-1024.txt' },
     { title: 'AND, λ = 1 on the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
@@ -337,11 +346,6 @@ const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { 
     { title: 'majority, no decay', file: 'results/sparse-scaling-majority3-1024.txt' },
     { title: 'majority, λ = 1 on the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
     { title: 'majority, λ = 1 on all but biases', file: 'results/sparse-scaling-majority3-wd1-all-1024.txt' },
-  ], {}],
-  ['sparse-scaling-majority3-protocols', [
-    { title: 'learned codes, no decay (the default)', file: 'results/sparse-scaling-majority3-1024.txt' },
-    { title: 'learned codes, weight decay 1 of the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
-    { title: 'sinusoidal codes, no decay', file: 'results/sparse-scaling-majority3-sinusoidal-1024.txt' },
   ], {}],
 ]);
 
