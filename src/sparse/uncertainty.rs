@@ -214,14 +214,6 @@ pub fn logistic_crossing(l: &LengthTrials, threshold: f32, weights: &[u32]) -> O
     })
 }
 
-/// The logistic fit's crossing where it lies within the sizes tried (`logistic_crossing`).
-pub fn logistic_m50(l: &LengthTrials, threshold: f32, weights: &[u32]) -> Option<f64> {
-    match logistic_crossing(l, threshold, weights)? {
-        Crossing::At(m) => Some(m),
-        _ => None,
-    }
-}
-
 /// The 5th, 50th and 95th percentiles of `xs` (sorted in place; nearest rank); None if
 /// empty.
 pub fn percentiles(xs: &mut [f64]) -> Option<[f64; 3]> {
@@ -367,11 +359,12 @@ mod tests {
         assert_eq!(share_rule(l, 0.95, 1.01), None);
         // Half the seeds need at most 57 (10 + 5·9.5 = 57.5): the logistic crossing lies
         // between the sizes where 7 and 11 of 20 succeed.
-        let m50 = logistic_m50(l, 0.95, &[1; 20]).unwrap();
+        let Some(Crossing::At(m50)) = logistic_crossing(l, 0.95, &[1; 20]) else {
+            panic!("a crossing within the sizes tried")
+        };
         assert!(m50 > 40.0 && m50 < 64.0, "{m50}");
         // All or nothing: no crossing within the sizes tried, but above (or below) them.
         let none = Trials::from_rows(&rows_of(8, &[16, 32], |_| 1000, 5));
-        assert_eq!(logistic_m50(&none.lengths[0], 0.95, &[1; 5]), None);
         assert_eq!(
             logistic_crossing(&none.lengths[0], 0.95, &[1; 5]),
             Some(Crossing::Above(32.0))
@@ -384,7 +377,9 @@ mod tests {
         // Separated exactly (every seed fails at 16 and succeeds at 32): the crossing lies
         // between, and the fit stays finite.
         let sharp = Trials::from_rows(&rows_of(8, &[8, 16, 32, 64], |_| 20, 10));
-        let m = logistic_m50(&sharp.lengths[0], 0.95, &[1; 10]).unwrap();
+        let Some(Crossing::At(m)) = logistic_crossing(&sharp.lengths[0], 0.95, &[1; 10]) else {
+            panic!("a crossing within the sizes tried")
+        };
         assert!(m > 16.0 && m < 32.0, "{m}");
         // Success that falls with m has no crossing.
         let falling = Trials::from_rows(
@@ -395,7 +390,6 @@ mod tests {
                 })
                 .collect::<Vec<_>>(),
         );
-        assert_eq!(logistic_m50(&falling.lengths[0], 0.95, &[1; 10]), None);
         assert_eq!(logistic_crossing(&falling.lengths[0], 0.95, &[1; 10]), None);
         // One success in forty runs at the largest size: the crossing lies far beyond the
         // sizes tried, and is not reported.
@@ -407,7 +401,6 @@ mod tests {
                 })
                 .collect::<Vec<_>>(),
         );
-        assert_eq!(logistic_m50(&beyond.lengths[0], 0.95, &[1; 20]), None);
         assert_eq!(
             logistic_crossing(&beyond.lengths[0], 0.95, &[1; 20]),
             Some(Crossing::Above(32.0))
