@@ -22,7 +22,7 @@ import { fileActions, figureCaption } from './files/actions.js';
 import { recordPanel } from './record/panel.js';
 import { hiddenParts, hideParts, framed, reportHeight, watchVisibility, embedSnippet } from './embed/embed.js';
 import { installTestHandle } from './ui/handle.js';
-import { byId, setText } from './ui/dom.js';
+import { byId, prose, setText } from './ui/dom.js';
 
 /** @typedef {import('./ui/figures.js').Shown} Shown */
 
@@ -128,7 +128,7 @@ async function boot() {
   const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });
   const experimentPanel = new ExperimentPanel({ store, experiments });
   const figures = new Figures(lab, shown, { colormap: store.state.colormap, showMarks: store.state.marks, hidden: parts.hidden });
-  lab.explain(byId('explain-text'));
+  byId('explain-text').append(...lab.explainer.map(prose));
 
   /** What the figures draw: a saved run being viewed, else the live runs. @returns {Shown | null} */
   function shown() {

@@ -102,3 +102,17 @@ export function pastStep(page, n, timeout = 30_000) {
 export function drawn(page) {
   return page.waitForFunction(() => /** @type {any} */ (window).__ap.drawn());
 }
+
+/** Spearman's rank correlation of two equally long lists (tied values ranked in their order). @param {number[]} a @param {number[]} b */
+export function spearman(a, b) {
+  const rank = (/** @type {number[]} */ xs) => {
+    const order = xs.map((x, i) => [x, i]).sort((p, q) => p[0] - q[0]);
+    const r = new Array(xs.length);
+    order.forEach(([, i], k) => { r[i] = k; });
+    return r;
+  };
+  const [ra, rb] = [rank(a), rank(b)];
+  const n = a.length;
+  const d2 = ra.reduce((s, r, i) => s + (r - rb[i]) ** 2, 0);
+  return 1 - (6 * d2) / (n * (n * n - 1));
+}

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { session } from './session.js';
 import { shownRun, shown, atStep, drawn } from './harness.js';
+import { FIGURES } from '../../www/labs/figures.js';
 
 const env = session();
 
@@ -50,6 +51,14 @@ test('loads with no console error, offline, on the best wasm build', async () =>
   assert.equal(await page.textContent('#variant'), 'relaxed-simd', 'Chromium supports relaxed SIMD');
   assert.equal(await stepOf(page), 0);
   assert.equal(await page.inputValue('#set-vocab'), '30', 'the default is the small easy preset');
+  // The explainer's paragraphs, their marks as elements (not as asterisks) and their figures
+  // quoted from the figures file.
+  const explainer = page.locator('#explain-text');
+  assert.equal(await explainer.locator('p').count(), 5);
+  assert.deepEqual(await explainer.locator('strong').allInnerTexts(), ['Attention α', 'KTIW β', 'The story', 'Colours']);
+  const said = await explainer.innerText();
+  assert.ok(!said.includes('*'), said);
+  assert.ok(said.includes(`within 400 steps ${FIGURES['copying.small-hard.reached'].text} seeds copy`), said);
   await page.waitForTimeout(300);
   assert.deepEqual(errors, []);
   assert.deepEqual(foreign, []);

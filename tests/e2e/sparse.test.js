@@ -4,9 +4,10 @@
 // few the training set is memorised; the hidden-set toggle hides and shows the marks.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshPage, shownRun } from './harness.js';
+import { freshPage, shownRun, spearman } from './harness.js';
 import { session } from './session.js';
 import { PAGE_EXPERIMENT, scalingRows } from '../../scripts/figures.js';
+import { FIGURES } from '../../www/labs/figures.js';
 
 const env = session();
 
@@ -21,25 +22,16 @@ async function playTo(page, step) {
   assert.match(await page.locator('#status').innerText(), new RegExp(`within ${step} steps`));
 }
 
-/** Spearman's rank correlation of two equally long lists. @param {number[]} a @param {number[]} b */
-function spearman(a, b) {
-  const rank = (/** @type {number[]} */ xs) => {
-    const order = xs.map((x, i) => [x, i]).sort((p, q) => p[0] - q[0]);
-    const r = new Array(xs.length);
-    order.forEach(([, i], k) => { r[i] = k; });
-    return r;
-  };
-  const [ra, rb] = [rank(a), rank(b)];
-  const n = a.length;
-  const d2 = ra.reduce((s, r, i) => s + (r - rb[i]) ** 2, 0);
-  return 1 - (6 * d2) / (n * (n * n - 1));
-}
-
 test('the sparse lab opens from a link; attention on the hidden positions rises as the test accuracy does', async () => {
   const { context, page, errors } = await freshPage(env.browser, `${env.url}?v=1&lab=sparse&speed=16`);
   await shownRun(page);
   assert.match(await page.locator('#title').innerText(), /sparse variables/);
   assert.equal(await page.locator('#preset').inputValue(), 'and-3');
+  // The explainer states the law per function, as the native runs' figures give it.
+  const said = await page.locator('#explain-text').innerText();
+  const f = (/** @type {string} */ name) => FIGURES[`sparse.scaling.${name}`].text;
+  assert.ok(said.includes(`for majority of 3 ${f('majority-3.held-out')} predicted 512 and 1,024 best`), said);
+  assert.ok(said.includes(`for AND of 3 ${f('and-3.held-out')} did, but resamples pick it in only ${f('and-3.held-out-share')}`), said);
   await playTo(page, 600);
   const history = await page.evaluate(() => /** @type {any} */ (window).__ap.history());
   const [first, last] = [history[0], history.at(-1)];

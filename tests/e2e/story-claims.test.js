@@ -8,7 +8,7 @@
 // result files.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { freshPage, shown } from './harness.js';
+import { freshPage, shown, spearman } from './harness.js';
 import { session } from './session.js';
 import { copying } from '../../www/labs/copying/lab.js';
 import { sparse } from '../../www/labs/sparse/lab.js';
@@ -149,10 +149,16 @@ test('copying story, step 5: uniform attention’s KTIW passes 50% within a few 
   assert.ok(pctOf >= lo && pctOf <= (hi ?? lo), `${pctOf}% against ${lo}–${hi}%`);
 });
 
-test('copying story, step 6: on the hard task one head stays stuck where eight find the diagonal', async () => {
+test('copying story, step 6: on the hard task one head stays stuck where eight find the diagonal, one of them leading', async () => {
   const [one, eight] = atBudget(await played(copying, 6), 'step 6');
   assert.ok(one.attention_accuracy < 0.2, JSON.stringify(one));
   assert.ok(eight.attention_accuracy >= 0.2 && eight.token_accuracy > one.token_accuracy, JSON.stringify(eight));
+  // “the heads do not learn alike: in this seed one head leads the way to the diagonal while
+  // another stays off it”: the best head's attention accuracy is past 50% and at least twice
+  // the median head's, and some head's is below 20%.
+  const heads = Array.from({ length: 8 }, (_, k) => eight[`attention_accuracy_h${k + 1}`]).sort((a, b) => a - b);
+  const median = (heads[3] + heads[4]) / 2;
+  assert.ok(heads[7] >= 0.5 && heads[7] >= 2 * median && heads[0] < 0.2, `heads' attention accuracy: ${heads}`);
 });
 
 test('copying story, step 7: twenty seeds of the hard task, 8 of 20 copying within 400 steps as the results file says', async () => {
@@ -188,9 +194,18 @@ test('sparse story, step 1: before training attention is spread evenly over the 
   assert.equal(hidden.length, 3);
 });
 
-test('sparse story, step 2: within a hundred steps or so the model labels fresh inputs right, attending most to the hidden bits', async () => {
-  const step = pointReached(await played(sparse, 2), ([e]) => e.test_accuracy >= 0.95 && e.found === 1, 'step 2');
+test('sparse story, step 2: within a hundred steps or so the model labels fresh inputs right, its test accuracy rising with the attention on the hidden bits', async () => {
+  const r = await played(sparse, 2);
+  const step = pointReached(r, ([e]) => e.test_accuracy >= 0.95 && e.found === 1, 'step 2');
   assert.ok(step <= 150, `at step ${step}`);
+  // “the test accuracy rises with the attention on them”: over the evaluations up to the
+  // point the two rise together (Spearman's ρ ≥ 0.8), and the attention on the hidden bits there is
+  // at least twice their even share 3/32.
+  const upTo = r.runs[0].filter((e) => e.step <= step);
+  assert.ok(upTo.length >= 4, `${upTo.length} evaluations`);
+  const rho = spearman(upTo.map((e) => e.mass), upTo.map((e) => e.test_accuracy));
+  assert.ok(rho >= 0.8, `ρ = ${rho} over ${JSON.stringify(upTo)}`);
+  assert.ok(/** @type {Evaluation} */ (upTo.at(-1)).mass >= 2 * (3 / 32), JSON.stringify(upTo.at(-1)));
 });
 
 test('sparse story, step 3: with 20 samples the training set is memorised while the test accuracy stays low', async () => {

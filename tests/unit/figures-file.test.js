@@ -2,7 +2,7 @@
 // The figures file against the results and the texts: scripts/figures.js, run again on
 // results/, writes exactly the committed www/labs/figures.js and the docs' tables of the
 // budget claims; and every figure in a lab's
-// budget claims, story texts and panels is quoted from that file. A number typed into one of those
+// budget claims, story texts, explainer and panels is quoted from that file. A number typed into one of those
 // texts by hand fails here unless it is a setting or a threshold listed below.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
@@ -62,15 +62,20 @@ const SETTINGS = [
   /\b(?:32|16) bits?\b/g, /\b(?:200|20) labelled/g, /with (?:200|20) samples/g, /with 20\b/g, /their 20 training/g,
   /\b20-sample/g, /Over 20 seeds/g, /With 20\b/g, /reaches 100% while/g, /out of 16/g, /label is 1\b/g, /all 1\b/g,
   /(?:AND|majority) of 3\b/g, /over 20 seeds and T = 8 to 1,024/g, /T ≤ 256/g, /512 and 1,024/g, // the native scaling protocol
+  /sums to 100%/g, /from 0 to 100%/g, /from −8 to \+8/g, /0 \(a 50% chance/g, // the copying maps' scales
+  /over 32 positions, about 3% a position/g, // the sparse maps' even share at the default T
+  /all of them are 1\b/g, /et al\.,? (?:2021|2022)/g, /from 0 to the largest/g, // a definition, a citation, a scale
+  /train accuracy 100%/g, /plateau near 50%/g, /T = 8 to 1,024/g,
   /parity of 2/g, /near 50%/g, /nearly 100%/g, /about 50 steps for this seed/g, // on screen, checked in the run
 ];
 
-/** Every budget claim and story text of each lab. @returns {[string, string][]} */
+/** Every budget claim, story text and explainer paragraph of each lab. @returns {[string, string][]} */
 function texts() {
   /** @type {[string, string][]} */
   const out = [];
   for (const lab of Object.values(LABS)) {
     for (const [preset, b] of Object.entries(lab.budgets ?? {})) out.push([`${lab.name} budget ${preset}`, b.claim]);
+    lab.explainer.forEach((p, i) => out.push([`${lab.name} explainer ${i + 1}`, p]));
     lab.story?.forEach((s, i) => {
       out.push([`${lab.name} story ${i + 1}`, s.text]);
       if (s.budget) out.push([`${lab.name} story ${i + 1} budget`, s.budget.claim]);
@@ -79,7 +84,7 @@ function texts() {
   return out;
 }
 
-test('every figure in a budget or a story text is quoted from the figures file', () => {
+test('every figure in a budget, a story text or an explainer is quoted from the figures file', () => {
   // The labs' texts, and every other text that quotes figures (the experiment's panel).
   const all = [...texts(), ...[...TEMPLATES.values()].map((t) => /** @type {[string, string]} */ (['quoted', t]))];
   assert.ok(all.length > 20, `${all.length} texts`);

@@ -86,7 +86,7 @@ const toy = {
   figures: [{ id: 'toy-map', label: 'toy map' }], marks: 'mark nothing',
   arrays: { grid: 'f32' },
   checkSnapshot: () => null,
-  explain: () => {},
+  explainer: [],
   createViews: () => ({ update() {}, setColormap() {}, setShowMarks() {}, invalidate() {}, figure: () => null, destroy() {} }),
 };
 

@@ -151,7 +151,8 @@ import { sparse } from './sparse/lab.js';
  *   snapshots (a run file keeps them): Float32Array, Uint32Array, or a list of Float32Arrays
  * @property {(s: import('../training/protocol.js').Snapshot) => string | null} checkSnapshot why a
  *   snapshot read from a file cannot be shown, or null
- * @property {(box: HTMLElement) => void} explain writes what the page shows into `box`
+ * @property {string[]} explainer what the page shows, a paragraph each (ui/dom.js's `prose`:
+ *   `**strong**` and `*em*` marks); its figures quoted from the figures file
  * @property {(box: HTMLElement, o: { colormap: string, showMarks: boolean }) => LabViews} createViews
  */
 

@@ -33,3 +33,15 @@ export function byId(id) {
 export function setText(el, text) {
   if (el.textContent !== text) el.textContent = text;
 }
+
+/**
+ * A paragraph of prose with two inline marks, `**strong**` and `*em*`, as a <p> of text
+ * nodes and <strong>/<em> elements (never parsed as HTML).
+ * @param {string} text
+ * @returns {HTMLParagraphElement}
+ */
+export function prose(text) {
+  const parts = text.split(/(\*\*[^*]+\*\*|\*[^*]+\*)/).filter(Boolean);
+  return h('p', {}, ...parts.map((p) => (p.startsWith('**') ? h('strong', {}, p.slice(2, -2))
+    : p.startsWith('*') && p.length > 2 ? h('em', {}, p.slice(1, -1)) : p)));
+}

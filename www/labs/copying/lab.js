@@ -5,7 +5,7 @@
 // trainer's: src/copying/config.rs). Its views are views.js; its
 // model is the Rust crate's (the wasm facade's lab "copying"). Pure: no DOM here.
 
-import { createViews, explain } from './views.js';
+import { createViews } from './views.js';
 import { outsideRange } from '../ranges.js';
 import { quote } from '../quote.js';
 
@@ -56,6 +56,28 @@ const BUDGETS = {
   easy: { steps: 200, claim: quote('within 200 steps the paper-size easy task reaches 99% token accuracy in {copying.easy.reached} seeds tried (at step {copying.easy.reached-steps}), as in the paper') },
   hard: { steps: 200, claim: quote('within 200 steps the paper-size hard task reaches 99% token accuracy in {copying.hard.reached} seeds (at steps {copying.hard.reached-steps}); the others are at {copying.hard.others-190} token accuracy at step 190 and still climbing (higher at step 200 than at step 100 in {copying.hard.others-rising})') },
 };
+
+/** What the page shows, a paragraph each (ui/dom.js's `prose`). */
+const EXPLAINER = [
+  'The model reads a sequence of tokens (the *source*, across the top of the maps) and must write it out again '
+    + '(the *target*, down the side), one token per step.',
+  '**Attention α**: at each output step, how much the model looks at each source position. Each row sums to 100%. '
+    + 'When copying is learned it is a bright diagonal: to write token number *t* it looks at source position *t*.',
+  '**KTIW β** ("knowledge to translate individual words"): for every cell we force the model to look *only* at that '
+    + 'source position and ask how sure it then is of the right output (as log-odds). A bright diagonal here means the '
+    + 'model already knows which source word gives which output word.',
+  quote('**The story**: KTIW is learned first, while attention is still flat; then attention learns to look where KTIW '
+    + 'is high. On the easy task {copying.small-easy.reached} seeds copy within 400 steps. On the hard task every source '
+    + 'holds the same words in a new order, so co-occurrence teaches nothing, KTIW stays low, and attention, with '
+    + 'nothing to follow, often does not find the diagonal: within 400 steps {copying.small-hard.reached} seeds copy '
+    + '({copying.small-hard-600.reached} within 600 steps). With several heads fewer runs stay stuck ({copying.small-heads.stuck} '
+    + 'within 600 steps, against {copying.small-hard-600.stuck} with one head), though fewer copy by then '
+    + '({copying.small-heads.reached} against {copying.small-hard-600.reached}). Each preset pauses at its budget of '
+    + 'steps and says so.'),
+  '**Colours**: α from 0 to 100%; β on a fixed scale of log-odds from −8 to +8, the same at every step, with 0 (a 50% '
+    + 'chance of the right token) in the middle; its legend gives this frame’s own range. The dashed outline marks the '
+    + 'cell each row copies from, trained or not.',
+];
 
 /** @param {number} x */
 const pct = (x) => `${(100 * x).toFixed(1)}%`;
@@ -199,8 +221,8 @@ export const copying = {
     {
       title: 'Several heads rescue the hard task',
       text: quote('Back to the hard task: one attention head (solid) against eight (dashed), in step. With several heads '
-        + 'fewer runs stay stuck: a head that happens to start out favouring the diagonal can lead the others. Not '
-        + 'every seed is rescued, and learning is slower: over seeds 0–19, within 600 steps {copying.small-heads.reached} '
+        + 'fewer runs stay stuck, and the heads do not learn alike: in this seed one head leads the way to the diagonal '
+        + 'while another stays off it. Not every seed is rescued, and learning is slower: over seeds 0–19, within 600 steps {copying.small-heads.reached} '
         + 'reach 99% token accuracy with eight heads against {copying.small-hard-600.reached} with one. The runs pause at '
         + '600 steps. Try New seed to see another pair.'),
       preset: 'small-hard',
@@ -353,6 +375,6 @@ export const copying = {
       ?? outsideRange('shown.target', /** @type {Uint32Array} */ (s.target), 0, tokens)
       ?? outsideRange('shown.aligned', /** @type {Uint32Array} */ (s.aligned), 0, Number(srcLen) - 1);
   },
-  explain,
+  explainer: EXPLAINER,
   createViews,
 };

@@ -1,7 +1,7 @@
 // @ts-check
 // The copying lab's views: the α and β heatmaps of the shown evaluation sequence (and of
-// the compared run), one small α map per head, the latest metrics, and the explanation of
-// what they show. They draw what the shell hands them; the charts are the shell's.
+// the compared run), one small α map per head and the latest metrics. They draw what the
+// shell hands them; the charts are the shell's (the explainer is lab.js's text).
 
 import { Heatmap } from '../../views/heatmap.js';
 import { h, setText } from '../../ui/dom.js';
@@ -176,29 +176,4 @@ export function createViews(box, { colormap, showMarks }) {
       box.replaceChildren();
     },
   };
-}
-
-/** The lab's explanation of what the page shows. @param {HTMLElement} box */
-export function explain(box) {
-  box.append(
-    h('p', {}, 'The model reads a sequence of tokens (the ', h('em', {}, 'source'), ', along the bottom of each map) '
-      + 'and must write it out again (the ', h('em', {}, 'target'), ', down the side), one token per step.'),
-    h('p', {}, h('strong', {}, 'Attention α'), ': at each output step, how much the model looks at each source '
-      + 'position. Each row sums to 100%. When copying is learned it is a bright diagonal: to write token number ',
-    h('em', {}, 't'), ' it looks at source position ', h('em', {}, 't'), '.'),
-    h('p', {}, h('strong', {}, 'KTIW β'), ' ("knowledge to translate individual words"): for every cell we force '
-      + 'the model to look ', h('em', {}, 'only'), ' at that source position and ask how sure it then is of the '
-      + 'right output (as log-odds). A bright diagonal here means the model already knows which source word gives '
-      + 'which output word.'),
-    h('p', {}, h('strong', {}, 'The story'), ': KTIW is learned first, while attention is still flat; then attention '
-      + 'learns to look where KTIW is high. On the easy task every one of 20 seeds copies within 400 steps. On the '
-      + 'hard task every source holds the same words in a new order, so co-occurrence teaches nothing, KTIW stays '
-      + 'low, and attention, with nothing to follow, often does not find the diagonal: within 400 steps only 8 of 20 '
-      + 'seeds copy (left running, more get there later). With several heads fewer runs stay stuck (1 of 20 within '
-      + '600 steps, against 4 of 20 with one head): a head that happens to start out favouring the diagonal can lead '
-      + 'the others, though each run learns more slowly. Each preset pauses at its budget of steps and says so.'),
-    h('p', {}, h('strong', {}, 'Colours'), ': α from 0 to 100%; β on a fixed scale of log-odds from −8 to +8, the '
-      + 'same at every step, with 0 (a 50% chance of the right token) in the middle; its legend gives this frame’s '
-      + 'own range. The dashed outline marks the cell each row copies from, trained or not.'),
-  );
 }

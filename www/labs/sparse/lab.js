@@ -6,7 +6,7 @@
 // Its views are views.js; its model is the Rust crate's (the wasm facade's lab "sparse").
 // Pure: no DOM here.
 
-import { createViews, explain } from './views.js';
+import { createViews } from './views.js';
 import { outsideRange } from '../ranges.js';
 import { quote } from '../quote.js';
 import { scalingExperiment } from './scaling.js';
@@ -44,6 +44,33 @@ const ACCURACIES = [
   ['test_accuracy', 'test accuracy'],
   ['train_accuracy', 'train accuracy'],
   ['mass', 'attention on S'],
+];
+
+/** What the page shows, a paragraph each (ui/dom.js's `prose`). */
+const EXPLAINER = [
+  'Each input is a string of *T* bits. Its label depends on only *s* of them, the *hidden positions* S, drawn once '
+    + 'from the seed: for AND the label is 1 when all of them are 1. The model never sees S. It learns from a fixed '
+    + 'training set of *m* labelled inputs and is tested on fresh ones.',
+  '**The model** (Edelman et al., 2022): every position is a bit embedding plus a position embedding; one learned '
+    + 'query, like a [CLS] token, attends over the positions with each head; what the heads read goes through a small '
+    + 'ReLU layer to the label. To label right, the heads have to *find S*: look at the hidden positions and ignore the '
+    + 'rest.',
+  '**Attention over the positions**: how much each head looks at each position, averaged over the test set; the hidden '
+    + 'positions are outlined (untick *mark the hidden positions* to guess them first). **Attention over training**: the '
+    + 'same, averaged over heads, one row per evaluation from the first step (top) to now (bottom): the collapse onto S '
+    + 'shows as bright columns.',
+  quote('**The paper’s claim**: a head that attends to S needs weights that grow with *s* but not with *T*, so the '
+    + 'samples it needs grow only like log T. Our own runs of this model (docs/sparse.md, over 20 seeds and T = 8 to '
+    + '1,024) do not show one law for every function: fitted to T ≤ 256, for majority of 3 '
+    + '{sparse.scaling.majority-3.held-out} predicted 512 and 1,024 best (picked in {sparse.scaling.majority-3.held-out-share} '
+    + 'of resamples of the seeds; exponent {sparse.scaling.majority-3.exponent}), for AND of 3 {sparse.scaling.and-3.held-out} '
+    + 'did, but resamples pick it in only {sparse.scaling.and-3.held-out-share}. The Samples needed experiment measures it on '
+    + 'this computer. With enough samples attention collapses onto S and the test accuracy follows; with too few, the '
+    + 'model may memorise its training set (train accuracy 100%, test far lower) without finding S. Parity is learned '
+    + 'after a plateau near 50%, then suddenly.'),
+  '**Colours**: from 0 to the largest attention shown in each picture, or to four times an even share if that is '
+    + 'larger (its legend gives the range): an even attention over 32 positions, about 3% a position, is a calm dark '
+    + 'band at the start.',
 ];
 
 /** @type {Lab} */
@@ -251,6 +278,6 @@ export const sparse = {
       ?? outsideRange('shown.label', of('label'), 0, 1)
       ?? outsideRange('shown.hidden', of('hidden'), 0, t - 1);
   },
-  explain,
+  explainer: EXPLAINER,
   createViews,
 };

@@ -1,8 +1,9 @@
 // @ts-check
 // The sparse lab's views: each head's [CLS] attention over the positions (averaged over the
 // test set) with the hidden positions outlined, the same for one test input with its bits,
-// the picture of attention over training (evaluation × position), the latest metrics, and
-// the explanation. They draw what the shell hands them; the charts are the shell's.
+// the picture of attention over training (evaluation × position) and the latest metrics.
+// They draw what the shell hands them; the charts are the shell's (the explainer is lab.js's
+// text).
 
 import { Heatmap } from '../../views/heatmap.js';
 import { h, setText } from '../../ui/dom.js';
@@ -155,31 +156,4 @@ export function createViews(box, { colormap, showMarks }) {
       box.replaceChildren();
     },
   };
-}
-
-/** The lab's explanation of what the page shows. @param {HTMLElement} box */
-export function explain(box) {
-  box.append(
-    h('p', {}, 'Each input is a string of ', h('em', {}, 'T'), ' bits. Its label depends on only ', h('em', {}, 's'),
-      ' of them, the ', h('em', {}, 'hidden positions'), ' S, drawn once from the seed: for AND the label is 1 when all '
-      + 'of them are 1. The model never sees S. It learns from a fixed training set of ', h('em', {}, 'm'), ' labelled '
-      + 'inputs and is tested on fresh ones.'),
-    h('p', {}, h('strong', {}, 'The model'), ' (Edelman et al., 2022): every position is a bit embedding plus a '
-      + 'position embedding; one learned query, like a [CLS] token, attends over the positions with each head; what '
-      + 'the heads read goes through a small ReLU layer to the label. To label right, the heads have to ',
-    h('em', {}, 'find S'), ': look at the hidden positions and ignore the rest.'),
-    h('p', {}, h('strong', {}, 'Attention over the positions'), ': how much each head looks at each position, averaged '
-      + 'over the test set; the hidden positions are outlined (untick ', h('em', {}, 'mark the hidden positions'),
-    ' to guess them first). ', h('strong', {}, 'Attention over training'), ': the same, averaged over heads, one row per '
-      + 'evaluation from the first step (top) to now (bottom): the collapse onto S shows as bright columns.'),
-    h('p', {}, h('strong', {}, 'The paper’s claim'), ': a head that attends to S needs weights that grow with ', h('em', {}, 's'),
-      ' but not with ', h('em', {}, 'T'), ', so the samples it needs grow only like log T. With this model and protocol our '
-      + 'own runs find them growing faster, like a power of T near √T, over T = 8 to 1,024 (docs/sparse.md); the '
-      + 'Samples needed experiment measures it on this computer. With enough samples attention collapses onto S and the '
-      + 'test accuracy follows; with too few, the model memorises its training set (train accuracy 100%, test far lower) '
-      + 'without finding S. Parity is learned after a plateau near 50%, then suddenly.'),
-    h('p', {}, h('strong', {}, 'Colours'), ': from 0 to the largest attention shown in each picture, or to four times '
-      + 'an even share if that is larger (its legend gives the range): an even attention over 32 positions, about 3% a '
-      + 'position, is a calm dark band at the start.'),
-  );
 }
