@@ -1,6 +1,6 @@
 //! What a training run is to whatever drives it (the wasm facade, the native tools), for
 //! every lab and every backend: the `Run` trait (a step, an evaluation, a reset, the
-//! learning rate, the flat parameters, the series of losses and evaluations), the metrics
+//! live settings, the flat parameters, the series of losses and evaluations), the metrics
 //! an evaluation names (`Metrics`), and the one error type a run refuses with (`RunError`,
 //! with its kind). How a lab's model steps is the lab's.
 
@@ -27,7 +27,7 @@ pub trait Run {
     type Config: Settings;
     type Evaluation: Metrics;
 
-    /// The run's settings as it has them (the learning rate as last set).
+    /// The run's settings as it has them (the live fields as last applied).
     fn config(&self) -> &Self::Config;
     /// One training step; evaluates when the step count reaches a multiple of the
     /// settings' evaluation interval. Returns the step's training loss; a divergence
@@ -37,9 +37,10 @@ pub trait Run {
     fn evaluate(&mut self) -> Self::Evaluation;
     /// Starts again from step 0, with the same seed or `seed`.
     fn reset(&mut self, seed: Option<u64>);
-    /// Changes the learning rate from the next step on (the run goes on); a value out of
-    /// range is refused ([`RunError::Setting`]) and changes nothing.
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError>;
+    /// Takes the fields of `config` that its settings mark `live` from the next step on (the
+    /// run goes on; its other fields stay the run's). Settings that the result would not
+    /// validate are refused ([`RunError::Setting`]) and change nothing.
+    fn apply_live(&mut self, config: &Self::Config) -> Result<(), RunError>;
     /// The flat parameter buffer (P,) as of the last update (a backend whose parameters
     /// live elsewhere, such as on a GPU, copies them here first).
     fn params(&mut self) -> &[f32];

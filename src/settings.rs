@@ -192,6 +192,8 @@ pub trait Fields {
     fn read_field(&mut self, f: &Field, value: Value<'_>) -> bool;
     /// The first field outside its range, with its value as a message echoes it.
     fn outside(&self) -> Option<(&'static Field, String)>;
+    /// Takes every field marked `live` from `from`, leaving the others as they are.
+    fn take_live(&mut self, from: &Self);
 }
 
 /// A lab's settings as a run and the field machinery use them: the fields (`settings!`),
@@ -236,6 +238,17 @@ pub trait Settings: Fields + Clone + Default {
             )),
             None => Ok(()),
         }
+    }
+
+    /// These settings with the fields marked `live` taken from `from` (the others are kept:
+    /// they do not change while a run trains), checked as [`Settings::validate`] does; a
+    /// refusal names the field.
+    fn with_live(&self, from: &Self) -> Result<Self, SettingsError> {
+        let mut c = self.clone();
+        c.take_live(from);
+        c.check_fields()?;
+        c.validate()?;
+        Ok(c)
     }
 
     /// A refusal of field `key` of these settings (its words found in the field list).
@@ -344,6 +357,14 @@ macro_rules! settings {
                     }
                 )*
                 None
+            }
+
+            fn take_live(&mut self, from: &Self) {
+                $(
+                    if $crate::settings::settings!(@live $($live)?) {
+                        self.$field = from.$field.clone();
+                    }
+                )*
             }
         }
     };

@@ -1,5 +1,5 @@
 //! Config validation: every bad field is refused with a message naming it and its range,
-//! through `validate`, `Trainer::new` and `set_learning_rate`, and nothing else changes.
+//! through `validate`, `Trainer::new` and `apply_live`, and nothing else changes.
 
 use attention_playground::copying::config::{Config, PRESETS};
 use attention_playground::copying::train::Trainer;
@@ -170,13 +170,25 @@ fn bad_learning_rate_change_keeps_the_run() {
     })
     .unwrap();
     t.step().unwrap();
-    let err = t.set_learning_rate(-3.0).unwrap_err();
+    let bad = Config {
+        learning_rate: -3.0,
+        ..t.config().clone()
+    };
+    let err = t.apply_live(&bad).unwrap_err();
     assert_eq!(err.field(), Some("learning_rate"));
     assert_eq!(err.kind(), "setting");
     assert_eq!(t.config().learning_rate, 1e-3);
     assert_eq!(t.step_count(), 1);
-    t.set_learning_rate(0.01).unwrap();
+    // The live field is taken; a field that is not live stays the run's.
+    let asked = Config {
+        learning_rate: 0.01,
+        hidden: 99,
+        ..t.config().clone()
+    };
+    t.apply_live(&asked).unwrap();
     assert_eq!(t.config().learning_rate, 0.01);
+    assert_eq!(t.config().hidden, 8);
+    t.step().unwrap();
 }
 
 /// Sets `key` from `value` on the default settings: the refusal's text, or the settings.

@@ -395,3 +395,37 @@ fn a_diverging_step_is_refused() {
     assert!(e.to_string().contains("lower the learning rate"), "{e}");
     assert_eq!(t.params(), &before[..]);
 }
+
+/// A live change is checked with the run's other settings: a learning rate that, with the
+/// run's weight decay, would leave no part of a weight is refused and changes nothing; one
+/// in range is taken from the next step, and a field that is not live stays the run's.
+#[test]
+fn a_live_change_is_checked_against_the_runs_settings() {
+    let start = SparseConfig {
+        weight_decay: 5.0,
+        ..and3(16, 64, 0)
+    };
+    let mut t = SparseTrainer::new(start.clone()).unwrap();
+    t.step().unwrap();
+    let asked = SparseConfig {
+        learning_rate: 0.5,
+        length: 32,
+        ..start.clone()
+    };
+    let e = t.apply_live(&asked).unwrap_err();
+    assert_eq!(
+        (e.kind(), e.field()),
+        ("setting", Some("weight_decay")),
+        "{e}"
+    );
+    assert_eq!(t.config(), &start);
+    let asked = SparseConfig {
+        learning_rate: 0.05,
+        ..asked
+    };
+    t.apply_live(&asked).unwrap();
+    assert_eq!(t.config().learning_rate, 0.05);
+    assert_eq!(t.config().length, 16);
+    t.step().unwrap();
+    assert_eq!(t.step_count(), 2);
+}

@@ -351,15 +351,11 @@ impl Replica {
         self.start(seed.unwrap_or(self.config.seed));
     }
 
-    /// Changes the learning rate from the next step on.
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), SettingsError> {
-        Config {
-            learning_rate: lr,
-            ..self.config.clone()
-        }
-        .validate()?;
-        self.config.learning_rate = lr;
-        self.optimizer.learning_rate = lr;
+    /// Takes the live fields of `config` from the next step on (`Run::apply_live`).
+    pub fn apply_live(&mut self, config: &Config) -> Result<(), SettingsError> {
+        let c = self.config.with_live(config)?;
+        self.optimizer.learning_rate = c.learning_rate;
+        self.config = c;
         Ok(())
     }
 

@@ -381,8 +381,8 @@ impl Run for Trainer {
         self.restart();
     }
 
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
-        Ok(self.replica.set_learning_rate(lr)?)
+    fn apply_live(&mut self, config: &Config) -> Result<(), RunError> {
+        Ok(self.replica.apply_live(config)?)
     }
 
     /// The flat parameter buffer (layout `model().layout`).

@@ -11,7 +11,7 @@ use crate::rng::Rng;
 use crate::run::{check_weights, Metrics, Run, RunError, DIVERGED_FACTOR};
 use crate::run::{HISTORY_RECENT, HISTORY_THINNED, LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
-use crate::settings::{Settings, SettingsError, Value};
+use crate::settings::{Settings, SettingsError};
 
 /// Random stream of the initialisation, and of the order of the training samples.
 const STREAM_INIT: u64 = 0;
@@ -358,12 +358,10 @@ impl Run for SparseTrainer {
         self.restart(0);
     }
 
-    fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
-        let mut c = self.config.clone();
-        c.set("learning_rate", Value::Number(f64::from(lr)))?;
-        c.validate()?;
-        self.config.learning_rate = c.learning_rate;
+    fn apply_live(&mut self, config: &SparseConfig) -> Result<(), RunError> {
+        let c = self.config.with_live(config)?;
         self.optimizer.learning_rate = c.learning_rate;
+        self.config = c;
         Ok(())
     }
 

@@ -56,10 +56,6 @@ impl LabView for Trainer {
         view(self, self.config().heads, request, snap, new_history)
     }
 
-    fn set_live(&mut self, config: &Config) -> Result<(), RunError> {
-        self.set_learning_rate(config.learning_rate)
-    }
-
     fn workers(&self) -> usize {
         self.shard().count
     }
@@ -121,8 +117,7 @@ impl LabReplica for Replica {
 
     fn set_live(&mut self, key: &str, value: &JsValue) -> Result<(), JsValue> {
         let config = live_config(self.config(), key, value).map_err(refusal)?;
-        self.set_learning_rate(config.learning_rate)
-            .map_err(refusal)
+        self.apply_live(&config).map_err(refusal)
     }
 
     fn load_params(&mut self, params: &[f32], step: u64) -> Result<(), JsValue> {

@@ -122,14 +122,13 @@ impl WasmGpuTrainer {
         }))
     }
 
-    /// Changes a live setting (the learning rate) from the next step on.
+    /// Changes a live setting (a field the lab's settings mark `live`) from the next step on.
     #[wasm_bindgen(js_name = setLive)]
     pub fn set_live(&self, key: &str, value: JsValue) -> Result<(), JsValue> {
         let mut slot = self.slot.borrow_mut();
         let t = slot.as_mut().ok_or_else(busy)?;
         let config = live_config(t.config(), key, &value).map_err(refusal)?;
-        t.set_learning_rate(config.learning_rate)
-            .map_err(|e| run_error(&e))
+        t.apply_live(&config).map_err(|e| run_error(&e))
     }
 
     /// The GPU it trains on, in words.

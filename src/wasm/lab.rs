@@ -44,8 +44,8 @@ pub trait LabRun {
 }
 
 /// What a lab adds to its runs for the page: its part of the snapshot (the example and head
-/// shown, the shapes, its typed arrays), how a live setting reaches the model, and, for a
-/// lab whose runs split their batches over workers, the data-parallel calls.
+/// shown, the shapes, its typed arrays) and, for a lab whose runs split their batches over
+/// workers, the data-parallel calls.
 pub trait LabView: Run {
     /// Its name in links and in this facade.
     const LAB: &'static str;
@@ -58,8 +58,6 @@ pub trait LabView: Run {
         snap: &Object,
         new_history: bool,
     ) -> Result<Vec<JsValue>, JsError>;
-    /// Takes the live fields of `config` (the learning rate) from the next step on.
-    fn set_live(&mut self, config: &Self::Config) -> Result<(), RunError>;
     /// The replicas that share each batch.
     fn workers(&self) -> usize {
         1
@@ -152,7 +150,7 @@ where
 
     fn set_live(&mut self, key: &str, value: &JsValue) -> Result<(), JsValue> {
         let config = live_config(Run::config(self), key, value).map_err(refusal)?;
-        LabView::set_live(self, &config).map_err(|e| run_error(&e))
+        Run::apply_live(self, &config).map_err(|e| run_error(&e))
     }
 
     fn params(&mut self) -> &[f32] {
@@ -211,8 +209,9 @@ pub fn snapshot_of<E: Metrics>(
     Ok((snap, transfer, version))
 }
 
-/// `config` with its live field `key` set to `value` (checked): a field that is not live,
-/// or a value out of its range, is refused.
+/// `config` with its live field `key` set to `value`: a field that is not live, or a value
+/// out of its range, is refused (the checks between fields are the run's, in
+/// `Run::apply_live`).
 pub fn live_config<S: Settings>(
     config: &S,
     key: &str,
@@ -233,7 +232,6 @@ pub fn live_config<S: Settings>(
     let mut config = config.clone();
     let text = value.as_string();
     config.set(key, super::js::value_of(value, text.as_deref()))?;
-    config.validate()?;
     Ok(config)
 }
 

@@ -55,10 +55,6 @@ impl LabView for SparseTrainer {
     ) -> Result<Vec<JsValue>, JsError> {
         view(self, request, snap)
     }
-
-    fn set_live(&mut self, config: &SparseConfig) -> Result<(), RunError> {
-        self.set_learning_rate(config.learning_rate)
-    }
 }
 
 /// The lab's part of a snapshot: each head's attention over the positions (averaged over the

@@ -56,7 +56,6 @@
  *   | { type: 'diverged', message: string, step: number, generation?: number }
  *   | { type: 'panic', message: string }
  *   | { type: 'reset' }
- *   | { type: 'live', key: string, value: unknown }
  *   | { type: 'params', params: Float32Array, step: number, config: Record<string, unknown> }
  *   | { type: 'losses', losses: Losses }
  *   | { type: 'refused', request: 'params' | 'losses', message: string }

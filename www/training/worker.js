@@ -447,7 +447,6 @@ async function handle(msg) {
       });
       if (ok) {
         toReplicas({ type: 'live', key: msg.key, value: msg.value });
-        post({ type: 'live', key: msg.key, value: msg.value });
         if (!running) sendSnapshot();
       }
       break;

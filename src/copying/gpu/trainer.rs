@@ -248,12 +248,9 @@ impl GpuTrainer {
         Ok(&self.params)
     }
 
-    /// Changes the learning rate from the next step on; a value out of range is refused.
-    pub fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
-        let mut c = self.config.clone();
-        c.learning_rate = lr;
-        c.validate()?;
-        self.config = c;
+    /// Takes the live fields of `config` from the next step on (`Run::apply_live`).
+    pub fn apply_live(&mut self, config: &Config) -> Result<(), RunError> {
+        self.config = self.config.with_live(config)?;
         Ok(())
     }
 
@@ -357,8 +354,8 @@ mod native {
             block_on(self.reset_async(seed)).unwrap_or_else(|e| panic!("{e}"));
         }
 
-        fn set_learning_rate(&mut self, lr: f32) -> Result<(), RunError> {
-            GpuTrainer::set_learning_rate(self, lr)
+        fn apply_live(&mut self, config: &Config) -> Result<(), RunError> {
+            GpuTrainer::apply_live(self, config)
         }
 
         fn params(&mut self) -> &[f32] {
