@@ -5,6 +5,7 @@
 // DRAW_MS while the experiment trains, and changes nothing but through the store.
 
 import { byId, setText } from '../ui/dom.js';
+import { redrawLoop } from '../ui/redraw.js';
 import { download } from '../files/formats.js';
 
 /** @typedef {import('./experiments.js').Experiments} Experiments */
@@ -22,7 +23,6 @@ export class ExperimentPanel {
     /** @private */ this.view = null;
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
-    /** @private */ this.drawnAt = -Infinity;
     const button = byId('experiment-button');
     if (!spec) {
       button.hidden = true;
@@ -42,15 +42,11 @@ export class ExperimentPanel {
       button.setAttribute('aria-pressed', String(s.experiment));
       this.dirty = true;
     });
-    const frame = (/** @type {number} */ now) => {
-      requestAnimationFrame(frame);
-      const plan = experiments.plan;
-      const over = !plan || experiments.finished();
-      if (!this.dirty || (now - this.drawnAt < DRAW_MS && !over)) return;
-      this.drawnAt = now;
-      this.draw();
-    };
-    requestAnimationFrame(frame);
+    redrawLoop({
+      dirty: () => this.dirty,
+      minMs: () => (!experiments.plan || experiments.finished() ? 0 : DRAW_MS),
+      draw: () => this.draw(),
+    });
   }
 
   /** @private */

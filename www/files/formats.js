@@ -1,54 +1,24 @@
 // @ts-check
 // Files in and out: the metric history as CSV and JSON, the run file (settings, seed,
-// history, the shown sequence's maps; opened again to view), the weights file, PNGs of the
-// figures, and the download itself. The formats are in docs/file-formats.md. The builders
-// and readers are pure (tests/unit/export.test.js runs them in Node); download, panel and
-// png need a page.
+// history, the shown sequence's maps; opened again to view), the weights file, a canvas as
+// a PNG, and the download itself. The formats are in docs/file-formats.md. The builders
+// and readers are pure (tests/unit/export.test.js runs them in Node); download and png
+// need a page.
 
 import { quote } from '../state/url.js';
 
-/** @typedef {import('../training/protocol.js').Snapshot} Snapshot */
-/** @typedef {import('../training/protocol.js').History} History */
 
 export const RUN_FORMAT = 'attention-playground-run';
 export const WEIGHTS_FORMAT = 'attention-playground-weights';
 const HISTORY_FORMAT = 'attention-playground-history';
 const VERSION = 2;
 
-/** One evaluation: its step and a value per metric. @typedef {{ step: number, [metric: string]: number }} Evaluation */
-
-/**
- * What a series holds of a run (src/series.rs): every entry from step `recent_from` on,
- * every `stride`-th entry before it.
- * @typedef {{ stride: number, recent_from: number }} Resolution
- */
-
-/** The training loss of each update, by the step it made. @typedef {{ step: number[], loss: number[] }} Losses */
-
-/**
- * A run as the exports see it: a live run's, or one read from a run file.
- * @typedef {{ name?: string, lab: string, preset: string, config: Record<string, unknown>, link: string,
- *   evaluations: Evaluation[], losses: Losses,
- *   resolution: { evaluations: Resolution, training_loss: Resolution }, shown: Snapshot }} SavedRun
- */
-
-/** The rows of a history's columns (protocol.js History): the lab's metrics and any other
- * column the run has (each head's attention accuracy, with several heads).
- * @param {History} h @param {readonly string[]} metrics @returns {Evaluation[]} */
-export function evaluationsOf(h, metrics) {
-  const n = h.step.length;
-  const extra = Object.keys(h).filter((k) => k !== 'step' && !metrics.includes(k) && ArrayBuffer.isView(h[k]));
-  if (extra.length) metrics = [...metrics, ...extra];
-  /** @type {Evaluation[]} */
-  const out = new Array(n);
-  for (let i = 0; i < n; i++) {
-    /** @type {Evaluation} */
-    const e = { step: h.step[i] };
-    for (const m of metrics) e[m] = /** @type {Float32Array} */ (h[m])[i];
-    out[i] = e;
-  }
-  return out;
-}
+/** @typedef {import('../state/history.js').Evaluation} Evaluation */
+/** @typedef {import('../state/history.js').Resolution} Resolution */
+/** @typedef {import('../state/history.js').SavedRun} SavedRun */
+/** @typedef {import('../state/history.js').Snapshot} Snapshot */
+/** @typedef {import('../state/history.js').History} History */
+/** @typedef {import('../state/history.js').Losses} Losses */
 
 /** @param {{ stride: number, recentFrom: number }} s @returns {Resolution} */
 export const resolutionOf = (s) => ({ stride: s.stride, recent_from: s.recentFrom });
@@ -360,38 +330,6 @@ export function base64ToF32(b64) {
   for (let i = 0; i < text.length; i++) view.setUint8(i, text.charCodeAt(i));
   const out = new Float32Array(text.length / 4);
   for (let i = 0; i < out.length; i++) out[i] = view.getFloat32(i * 4, true);
-  return out;
-}
-
-/**
- * Pictures laid out in rows on the page's background, with a caption line under them, on
- * `into` (resized) or a new canvas.
- * @param {HTMLCanvasElement[][]} rows @param {string} caption @param {HTMLCanvasElement} [into]
- */
-export function panel(rows, caption, into) {
-  const dpr = window.devicePixelRatio || 1;
-  const gap = Math.round(16 * dpr);
-  const widths = rows.map((r) => r.reduce((w, c) => w + c.width, 0) + gap * (r.length - 1));
-  const out = into ?? document.createElement('canvas');
-  out.width = Math.max(...widths) + 2 * gap;
-  out.height = rows.reduce((h, r) => h + Math.max(...r.map((c) => c.height)) + gap, gap) + Math.round(24 * dpr);
-  const g = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));
-  const body = getComputedStyle(document.body);
-  g.fillStyle = body.backgroundColor || '#fff';
-  g.fillRect(0, 0, out.width, out.height);
-  let y = gap;
-  for (const r of rows) {
-    let x = gap;
-    for (const c of r) {
-      g.drawImage(c, x, y);
-      x += c.width + gap;
-    }
-    y += Math.max(...r.map((c) => c.height)) + gap;
-  }
-  g.fillStyle = body.color || '#222';
-  g.font = `${Math.round(12 * dpr)}px ${body.fontFamily || 'sans-serif'}`;
-  g.textBaseline = 'top';
-  g.fillText(caption, gap, y);
   return out;
 }
 

@@ -11,7 +11,7 @@ import { storySetup, budgetOf } from '../labs/index.js';
 
 /** @typedef {import('../labs/index.js').Lab} Lab */
 /** @typedef {import('./url.js').View} View */
-/** @typedef {import('../files/formats.js').SavedRun} SavedRun */
+/** @typedef {import('./history.js').SavedRun} SavedRun */
 
 /**
  * @typedef {View & {
@@ -153,6 +153,12 @@ export class Store {
   budget() {
     const s = this.state;
     return this.isCustom(['seed']) ? null : budgetOf(this.lab, s.preset, s.compare, s.story);
+  }
+
+  /** The steps each seed of a sweep of the state trains: its budget, else the lab's default
+   * for a sweep. */
+  sweepSteps() {
+    return this.budget()?.steps ?? this.lab.sweep.steps;
   }
 
   /** A new run of a preset. @param {string} name */

@@ -7,6 +7,7 @@
 
 import { SweepChart } from './chart.js';
 import { byId, h, setText } from '../ui/dom.js';
+import { redrawLoop } from '../ui/redraw.js';
 
 /** @typedef {import('./sweeps.js').Sweeps} Sweeps */
 /** @typedef {import('../state/store.js').Store} Store */
@@ -54,16 +55,9 @@ export class SweepPanel {
     /** @private @type {{ charts: SweepChart[], head: HTMLElement[], tables: HTMLTableSectionElement[], rows: string[] }} */
     this.parts = { charts: [], head: [], tables: [], rows: [] };
     /** @private */ this.layout = '';
-    /** @private */ this.drawnAt = -Infinity;
     // The workers train on the same cores as this page: while they do, it draws at most
     // every DRAW_MS, which is live enough for curves that change every evaluation.
-    const frame = (/** @type {number} */ now) => {
-      requestAnimationFrame(frame);
-      if (!this.dirty || (now - this.drawnAt < DRAW_MS && !this.sweeps.finished())) return;
-      this.drawnAt = now;
-      this.draw();
-    };
-    requestAnimationFrame(frame);
+    redrawLoop({ dirty: () => this.dirty, minMs: () => (this.sweeps.finished() ? 0 : DRAW_MS), draw: () => this.draw() });
   }
 
   /** The page's colours changed. */

@@ -6,7 +6,7 @@
 // of `reproduce`'s; the seed range of a link is state/seed-range.js's. Node's tests run it
 // (tests/unit/sweep.test.js).
 
-/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
+/** @typedef {import('../state/history.js').Evaluation} Evaluation */
 /** @typedef {import('../labs/index.js').SweepSpec} SweepSpec */
 
 // A sweep's seed range is the link's (state/seed-range.js); re-exported for the sweeps.

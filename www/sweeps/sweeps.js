@@ -25,15 +25,6 @@ const KEPT_MAX = 1000;
 
 
 /**
- * The steps each seed of a sweep of the store's state trains: its budget (Store.budget),
- * else the lab's default for a sweep.
- * @param {Store} store
- */
-export function sweepSteps(store) {
-  return store.budget()?.steps ?? store.lab.sweep.steps;
-}
-
-/**
  * One sweep: its name (in compare mode), settings, steps per seed, its seeds' runs so far,
  * and where they train: `gpu` batched on the GPU (`device`), else on the CPU (`reason`: why
  * not on the GPU, where it fell back from there).
@@ -121,7 +112,7 @@ export class Sweeps {
       return;
     }
     const lab = this.store.lab;
-    const steps = sweepSteps(this.store);
+    const steps = this.store.sweepSteps();
     const names = s.compare ? lab.contrasts[s.compare].names(s.config) : [''];
     const configs = s.compare ? [s.config, lab.contrasts[s.compare].apply(s.config)] : [s.config];
     const key = JSON.stringify({ configs: configs.map((c) => ({ ...c, seed: null })), range, steps });

@@ -5,12 +5,12 @@
 // could not train (no device, a refusal, a device lost) with the reason, for the CPU to
 // train from the start. It knows no model: a job is settings and steps.
 
-import { evaluationsOf } from '../files/formats.js';
+import { evaluationsOf } from '../state/history.js';
 import { TrainingClock } from './clock.js';
 
 /** @typedef {import('./pool.js').Job} Job */
 /** @typedef {import('./protocol.js').FromGpuWorker} FromGpuWorker */
-/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
+/** @typedef {import('../state/history.js').Evaluation} Evaluation */
 
 /**
  * What a job's seed did: its step, its evaluations so far (`evaluated`: new in this

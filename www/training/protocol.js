@@ -1,33 +1,12 @@
 // @ts-check
 // The typed messages between a run (run.js), its worker (worker.js) and the worker's
-// replicas (replica.js), and the snapshot the trainer posts. Types only: nothing here runs.
+// replicas (replica.js); the snapshot the trainer posts is state/history.js's. Types only:
+// nothing here runs.
 
-/**
- * A series of the run as columns (src/series.rs): every entry from step `recentFrom` on,
- * every `stride`-th before that; `version` changes whenever the series does.
- * @typedef {{ version: number, stride: number, recentFrom: number, step: Float64Array }} SeriesColumns
- */
-
-/**
- * The evaluations of a run: a column per metric (the lab names them) beside `step`.
- * @typedef {SeriesColumns & { [metric: string]: Float64Array | Float32Array | number }} History
- */
-
-/** The training loss of each update. @typedef {SeriesColumns & { loss: Float32Array }} Losses */
-
-/**
- * One frame of a run, posted by the trainer (src/wasm/): the step, the settings as the
- * trainer has them, the selected evaluation sequence and head, the lab's shapes and typed
- * arrays of them (the lab's `arrays` name them: labs/index.js), the history when it changed
- * since the last snapshot (with, when asked for, the whole evaluation batch's maps by name
- * in `evaluationMaps`), the replicas that share its batches (`workers`), the wasm
- * memory's size, and the worker's fields (`running`,
- * `stepsPerSecond`, `generation`).
- * @typedef {{ type: 'snapshot', lab: string, generation: number, step: number, loss: number,
- *   stepsPerSecond: number, running: boolean, seq: number, head: number, memory: number, workers: number,
- *   shape: Record<string, number>, history?: History, config: Record<string, unknown>,
- *   [array: string]: unknown }} Snapshot
- */
+/** @typedef {import('../state/history.js').SeriesColumns} SeriesColumns */
+/** @typedef {import('../state/history.js').History} History */
+/** @typedef {import('../state/history.js').LossColumns} Losses */
+/** @typedef {import('../state/history.js').Snapshot} Snapshot */
 
 /** Where a run's steps train: the browser's GPU (the webgpu build's `gpuTrainer`) or wasm
  * SIMD on the CPU. @typedef {'gpu' | 'cpu'} Backend */

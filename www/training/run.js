@@ -5,7 +5,7 @@
 // run's evaluation history (bounded by the trainer: src/series.rs), and tells its owner
 // what happened. The first run, a compared one and each run of a sweep are all Runs.
 
-import { evaluationsOf } from '../files/formats.js';
+import { evaluationsOf } from '../state/history.js';
 
 /** The time a frame of a run on screen may train before its snapshot (ms): the rest of the
  * display's 16.7 ms frame is the snapshot's. */
@@ -16,7 +16,7 @@ const FRAME_TRAIN_MS = 12;
 /** @typedef {import('./protocol.js').ToWorker} ToWorker */
 /** @typedef {import('./protocol.js').History} History */
 /** @typedef {import('./protocol.js').Losses} Losses */
-/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
+/** @typedef {import('../state/history.js').Evaluation} Evaluation */
 /** @typedef {import('./variant.js').Build} Variant */
 /** @typedef {import('./protocol.js').Placement} Placement */
 

@@ -7,7 +7,6 @@
 
 import { Run } from './run.js';
 import { same, paceAt } from '../state/options.js';
-import { sweepSteps } from '../sweeps/sweeps.js';
 
 /** @typedef {import('../state/store.js').State} State */
 /** @typedef {import('../state/store.js').Store} Store */
@@ -37,7 +36,7 @@ export class Runs {
     /** @private */ this.wasm = wasm;
     /** The contrast's paired measurement at each evaluation both runs made, oldest first
      * (every one up to PAIRED_MAX, then every other one of the older half: bounded).
-     * @type {import('../files/formats.js').Evaluation[]} */
+     * @type {import('../state/history.js').Evaluation[]} */
     this.paired = [];
     /** The starts of the two runs the series is of, and its last step measured. @private */
     this.pairedOf = { runs: '', step: -1 };
@@ -194,7 +193,7 @@ export class Runs {
   claimOf(s) {
     const budget = this.store.budget();
     if (budget || !s.seeds) return budget;
-    const steps = sweepSteps(this.store);
+    const steps = this.store.sweepSteps();
     return { steps, claim: `the sweep beside it trains each seed for ${steps} steps` };
   }
 

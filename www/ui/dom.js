@@ -21,6 +21,19 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * A new element of class `className` (if any), appended to `parent` (if any).
+ * @template {keyof HTMLElementTagNameMap} K
+ * @param {K} tag @param {string} [className] @param {HTMLElement} [parent]
+ * @returns {HTMLElementTagNameMap[K]}
+ */
+export function el(tag, className, parent) {
+  const e = document.createElement(tag);
+  if (className) e.className = className;
+  if (parent) parent.appendChild(e);
+  return e;
+}
+
 /** The element of id `id` (the page's markup has it). @param {string} id */
 export function byId(id) {
   const el = document.getElementById(id);

@@ -6,11 +6,11 @@
 
 import { LineChart } from '../views/chart.js';
 import { byId, setText } from './dom.js';
-import { panel } from '../files/formats.js';
+import { redrawLoop } from './redraw.js';
 
 /** @typedef {import('../labs/index.js').Lab} Lab */
 /** @typedef {import('../labs/index.js').LabFrame} LabFrame */
-/** @typedef {import('../files/formats.js').Evaluation} Evaluation */
+/** @typedef {import('../state/history.js').Evaluation} Evaluation */
 
 /**
  * What to draw: each shown run's latest snapshot, its evaluations and its name, the
@@ -66,18 +66,18 @@ export class Figures {
     /** @private @type {string} */ this.chartNames = '?';
     /** Whether what is shown changed since it was drawn. */
     this.dirty = true;
-    /** @private */ this.lastDraw = -Infinity;
     /** @private @type {{ a: readonly Evaluation[], b: readonly Evaluation[], paired: readonly Evaluation[], points: Evaluation[] } | null} */
     this.merged = null;
     /** Called after each drawing with what was drawn and when (the recorder's frames).
      * @type {((shown: Shown, now: number) => void) | null} */
     this.onDrawn = null;
     /** @private */ this.reducedMotion = window.matchMedia('(prefers-reduced-motion: reduce)');
-    const frame = (/** @type {number} */ now) => {
-      requestAnimationFrame(frame);
-      this.draw(now);
-    };
-    requestAnimationFrame(frame);
+    redrawLoop({
+      dirty: () => this.dirty,
+      // With reduced motion, a running run redraws calmly.
+      minMs: () => (this.reducedMotion.matches && this.shown()?.runs[0].snapshot.running ? CALM_REDRAW_MS : 0),
+      draw: (now) => this.draw(now),
+    });
     this.syncCharts(null, '', null);
   }
 
@@ -143,12 +143,9 @@ export class Figures {
 
   /** @private @param {number} now */
   draw(now) {
-    if (!this.dirty) return;
     const shown = this.shown();
     if (!shown) return;
     const [a, b] = shown.runs;
-    if (this.reducedMotion.matches && a.snapshot.running && now - this.lastDraw < CALM_REDRAW_MS) return;
-    this.lastDraw = now;
     this.dirty = false;
     this.syncCharts(shown.names, shown.compare, a.snapshot.config);
     /** @type {LabFrame} */
@@ -159,4 +156,36 @@ export class Figures {
     setText(byId('rate'), a.snapshot.running ? a.snapshot.stepsPerSecond.toFixed(0) : '–');
     this.onDrawn?.(shown, now);
   }
+}
+
+/**
+ * Pictures laid out in rows on the page's background, with a caption line under them, on
+ * `into` (resized) or a new canvas.
+ * @param {HTMLCanvasElement[][]} rows @param {string} caption @param {HTMLCanvasElement} [into]
+ */
+export function panel(rows, caption, into) {
+  const dpr = window.devicePixelRatio || 1;
+  const gap = Math.round(16 * dpr);
+  const widths = rows.map((r) => r.reduce((w, c) => w + c.width, 0) + gap * (r.length - 1));
+  const out = into ?? document.createElement('canvas');
+  out.width = Math.max(...widths) + 2 * gap;
+  out.height = rows.reduce((h, r) => h + Math.max(...r.map((c) => c.height)) + gap, gap) + Math.round(24 * dpr);
+  const g = /** @type {CanvasRenderingContext2D} */ (out.getContext('2d'));
+  const body = getComputedStyle(document.body);
+  g.fillStyle = body.backgroundColor || '#fff';
+  g.fillRect(0, 0, out.width, out.height);
+  let y = gap;
+  for (const r of rows) {
+    let x = gap;
+    for (const c of r) {
+      g.drawImage(c, x, y);
+      x += c.width + gap;
+    }
+    y += Math.max(...r.map((c) => c.height)) + gap;
+  }
+  g.fillStyle = body.color || '#222';
+  g.font = `${Math.round(12 * dpr)}px ${body.fontFamily || 'sans-serif'}`;
+  g.textBaseline = 'top';
+  g.fillText(caption, gap, y);
+  return out;
 }

@@ -3,6 +3,7 @@
 // non-finite values, decimation to the canvas width and the hover / touch readout.
 
 import { Colors } from './colors.js';
+import { el } from '../ui/dom.js';
 
 /**
  * @typedef {object} ChartSeries
@@ -29,20 +30,6 @@ import { Colors } from './colors.js';
 const DASHES = [[], [7, 4], [1.5, 3], [9, 3, 2, 3], [3, 3], [12, 4]];
 
 const LINE_WIDTH = 1.75;
-
-/**
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {string} [className]
- * @param {HTMLElement} [parent]
- * @returns {HTMLElementTagNameMap[K]}
- */
-function el(tag, className, parent) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 /** @param {string} s */
 function minus(s) {

@@ -5,6 +5,7 @@
 // to say (a lab's views): the heatmap knows no lab.
 
 import { colormapTable, cssGradient } from './colormap.js';
+import { el } from '../ui/dom.js';
 
 /**
  * @typedef {object} HeatmapOptions
@@ -46,20 +47,6 @@ import { colormapTable, cssGradient } from './colormap.js';
  */
 
 let nextId = 0;
-
-/**
- * @template {keyof HTMLElementTagNameMap} K
- * @param {K} tag
- * @param {string} [className]
- * @param {HTMLElement} [parent]
- * @returns {HTMLElementTagNameMap[K]}
- */
-function el(tag, className, parent) {
-  const e = document.createElement(tag);
-  if (className) e.className = className;
-  if (parent) parent.appendChild(e);
-  return e;
-}
 
 /**
  * @param {readonly string[] | undefined} a
