@@ -107,6 +107,8 @@ test('on the easy preset attention and KTIW accuracy rise within a few hundred s
 test('a first Play at the default pace shows KTIW ahead of attention for a while, then speeds up (the window is printed)', async (t) => {
   const { page, errors } = await open();
   assert.equal(await page.inputValue('#speed'), '0', 'the gentle start is the default');
+  assert.match(await page.getAttribute('label[data-part="speed"]', 'title') ?? '',
+    /^Gentle start: 15 steps a second to step 200, where the default run learns KTIW and then attention, then 4 steps a frame$/);
   await page.click('#play');
   // What the page shows, sampled: when KTIW passes 50% with attention below it, and when
   // attention passes 50% too. Only the order is asserted; the seconds are this machine's.

@@ -38,6 +38,10 @@ test('the sparse lab opens from a link; attention on the hidden positions rises 
   // At step 0 attention is near even (3 of 32 positions: about 9%) and the labels a coin toss.
   assert.ok(first.mass < 0.15 && first.test_accuracy < 0.7, JSON.stringify(first));
   assert.ok(last.test_accuracy >= 0.95 && last.mass > 3 * first.mass && last.found === 1, JSON.stringify(last));
+  // The gentle start's words: “to step 100, where the default run finds the hidden bits”.
+  assert.match(await page.getAttribute('label[data-part="speed"]', 'title') ?? '', /to step 100, where the default run finds the hidden bits/);
+  const found = history.find((/** @type {any} */ e) => e.found === 1);
+  assert.ok(found && found.step <= 100, `found at ${JSON.stringify(found)}`);
   const rho = spearman(history.map((/** @type {any} */ e) => e.mass), history.map((/** @type {any} */ e) => e.test_accuracy));
   assert.ok(rho > 0.5, `mass and test accuracy rise together: Spearman ${rho}`);
   // The picture of attention over training has a row per kept evaluation, the hidden positions outlined.

@@ -87,6 +87,7 @@ const toy = {
   arrays: { grid: 'f32' },
   checkSnapshot: () => null,
   explainer: [],
+  gentle: { steps: 10, why: 'where nothing happens' },
   createViews: () => ({ update() {}, setColormap() {}, setShowMarks() {}, invalidate() {}, figure: () => null, destroy() {} }),
 };
 

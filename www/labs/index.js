@@ -128,6 +128,8 @@ import { sparse } from './sparse/lab.js';
  * @property {SweepSpec} sweep
  * @property {ExperimentSpec} [experiment] its experiment, if it has one
  * @property {StoryStep[]} story
+ * @property {{ steps: number, why: string }} gentle the gentle start (speed 0): its slow steps,
+ *   and what the default run does in them (words after “to step N, ”)
  * @property {Metric[]} metrics the history's columns, in the exports' order
  * @property {(names: [string, string] | null, compare: string, config: Record<string, unknown> | null) => ChartSpec[]} charts
  *   of one run (of settings `config`, null before its first snapshot), or of two compared by

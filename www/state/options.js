@@ -16,15 +16,15 @@ export const SPEEDS = /** @type {[number, string][]} */ ([
 ]);
 export const DEFAULT_SPEED = 0;
 
-/** The gentle start: slow (0.25 steps a frame, 15 a second at 60 frames) for the first
- * GENTLE_STEPS steps, where the default preset learns KTIW and then attention (about steps
- * 30–150), then 4 steps a frame. */
-export const GENTLE_STEPS = 200;
+/** The gentle start's pace: slow (0.25 steps a frame, 15 a second at 60 frames) for a lab's
+ * first `Lab.gentle.steps` steps, then fast. */
+export const GENTLE_PACE = { slow: 0.25, fast: 4 };
 
-/** Steps per frame at `step` for the speed chosen. @param {number} speed @param {number} step */
-export function paceAt(speed, step) {
+/** Steps per frame at `step` for the speed chosen, with the gentle start of `gentleSteps`
+ * slow steps. @param {number} speed @param {number} step @param {number} gentleSteps */
+export function paceAt(speed, step, gentleSteps) {
   if (speed !== 0) return speed;
-  return step < GENTLE_STEPS ? 0.25 : 4;
+  return step < gentleSteps ? GENTLE_PACE.slow : GENTLE_PACE.fast;
 }
 
 /** The themes: follow the system, or force one. */

@@ -135,7 +135,7 @@ export class Runs {
     if (!paired && this.paired.length) this.paired = [];
     for (const run of this.all()) {
       run.setEvaluationMaps(paired);
-      run.setSpeed(paceAt(s.speed, this.first.currentStep()));
+      run.setSpeed(paceAt(s.speed, this.first.currentStep(), this.store.lab.gentle.steps));
       run.select(s.seq, s.head);
       if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
     }
@@ -211,7 +211,7 @@ export class Runs {
   pace() {
     const s = this.store.state;
     // The gentle start speeds up once the first run is past its slow steps.
-    const speed = paceAt(s.speed, this.first.currentStep());
+    const speed = paceAt(s.speed, this.first.currentStep(), this.store.lab.gentle.steps);
     for (const run of this.all()) run.setSpeed(speed);
     const live = this.all().filter((r) => !r.dead && !r.halted && !r.failed);
     let budget = this.budget();

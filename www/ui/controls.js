@@ -4,7 +4,7 @@
 // writes only through the store's actions or the runs' commands, and shows the store's
 // state back; it never reads a run's snapshot.
 
-import { SPEEDS, THEMES } from '../state/options.js';
+import { GENTLE_PACE, SPEEDS, THEMES } from '../state/options.js';
 import { colormapNames } from '../views/colormap.js';
 import { byId, h, setText } from './dom.js';
 import { presetLabel, LABS, DEFAULT_LAB } from '../labs/index.js';
@@ -168,6 +168,11 @@ export function createControls({ store, runs, cores, actions }) {
 /** @param {Store} store */
 function speedSelect(store) {
   const speed = select('speed');
+  // The gentle start is the lab's: its slow steps and what happens in them.
+  const { steps, why } = store.lab.gentle;
+  const perSecond = GENTLE_PACE.slow * 60;
+  /** @type {HTMLElement} */ (speed.closest('label')).title = `Gentle start: ${perSecond} steps a second to step ${steps}, `
+    + `${why}, then ${GENTLE_PACE.fast} steps a frame`;
   speed.replaceChildren(...SPEEDS.map(([v, text]) => new Option(text, String(v))));
   speed.addEventListener('change', () => store.setView({ speed: Number(speed.value) }));
 }

@@ -376,5 +376,6 @@ export const copying = {
       ?? outsideRange('shown.aligned', /** @type {Uint32Array} */ (s.aligned), 0, Number(srcLen) - 1);
   },
   explainer: EXPLAINER,
+  gentle: { steps: 200, why: 'where the default run learns KTIW and then attention' },
   createViews,
 };

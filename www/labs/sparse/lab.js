@@ -279,5 +279,6 @@ export const sparse = {
       ?? outsideRange('shown.hidden', of('hidden'), 0, t - 1);
   },
   explainer: EXPLAINER,
+  gentle: { steps: 100, why: 'where the default run finds the hidden bits' },
   createViews,
 };
