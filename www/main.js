@@ -6,11 +6,12 @@
 // address bar.
 // Data flows one way: settings (store) → runs → snapshots → figures.
 
-import { detectVariant, VARIANTS, BACKENDS } from './training/variant.js';
+import { detectVariant } from './training/variant.js';
+import { placeRuns } from './training/placement.js';
 import { compile, instantiate } from './training/wasm.js';
 import { LABS, DEFAULT_LAB, presetLabel } from './labs/index.js';
 import { Store } from './state/store.js';
-import { quote, summarize } from './state/url.js';
+import { quote, summarize, pageSwitches } from './state/url.js';
 import { Runs } from './training/runs.js';
 import { Sweeps } from './sweeps/sweeps.js';
 import { SweepPanel } from './sweeps/panel.js';
@@ -29,15 +30,8 @@ import { byId, prose, setText } from './ui/dom.js';
 const params = new URLSearchParams(location.search);
 /** Embed mode: only the figures and play / step / reset (embed.js). */
 const embedded = params.get('embed') === '1';
-const forced = params.get('variant');
-/** @type {import('./training/variant.js').Variant} */
-const variant = forced && /** @type {string[]} */ (VARIANTS).includes(forced)
-  ? /** @type {import('./training/variant.js').Variant} */ (forced)
-  : detectVariant();
-/** Where runs may train (the link's `backend`; a bad one is reported by the store). */
-const backendAsked = /** @type {readonly string[]} */ (BACKENDS).includes(params.get('backend') ?? '') ? /** @type {string} */ (params.get('backend')) : 'auto';
-/** Whether the link forces a wasm build (a valid one: a bad one is reported and ignored). */
-const variantForced = Boolean(forced && /** @type {string[]} */ (VARIANTS).includes(forced));
+/** The link's `variant` and `backend` (a bad one is reported by the store, and not used). */
+const switches = pageSwitches(location.search);
 const labName = params.get('lab') ?? DEFAULT_LAB;
 const lab = Object.hasOwn(LABS, labName) ? LABS[labName] : LABS[DEFAULT_LAB];
 /** What of the link is ignored before the store reads it. */
@@ -45,34 +39,6 @@ const problems = Object.hasOwn(LABS, labName) ? [] : [`Lab (lab): must be one of
 const parts = hiddenParts(embedded, params.get('hide'), lab);
 problems.push(...parts.problems);
 const cores = navigator.hardwareConcurrency || 1;
-
-/**
- * Whether runs will try the browser's GPU, and if not, why: `auto` takes it where the
- * browser has WebGPU and an adapter that is not a software fallback (slower than wasm SIMD on
- * the same cores), `gpu` wherever it has an adapter; a lab without a GPU backend, a forced
- * `variant` and `cpu` never do.
- * @returns {Promise<{ gpu: boolean, reason: string }>}
- */
-async function gpuPlan() {
-  if (backendAsked === 'cpu') return { gpu: false, reason: 'the link asks for the CPU' };
-  if (!lab.gpu) return { gpu: false, reason: `the ${lab.menuName} lab trains on the CPU only` };
-  if (variantForced) return { gpu: false, reason: 'the link asks for a wasm build' };
-  if (variant !== 'relaxed-simd') return { gpu: false, reason: 'the GPU build needs relaxed SIMD, which this browser lacks' };
-  const gpu = /** @type {any} */ (navigator).gpu;
-  if (!gpu) return { gpu: false, reason: 'this browser has no WebGPU' };
-  /** @type {any} */
-  let adapter = null;
-  try {
-    adapter = await gpu.requestAdapter();
-  } catch {
-    adapter = null;
-  }
-  if (!adapter) return { gpu: false, reason: 'the browser gives no GPU adapter' };
-  if (backendAsked === 'auto' && (adapter.info?.isFallbackAdapter ?? adapter.isFallbackAdapter)) {
-    return { gpu: false, reason: 'the browser’s only GPU adapter is a software fallback, slower than wasm SIMD here' };
-  }
-  return { gpu: true, reason: '' };
-}
 
 /** Shows where the run on screen trains. @param {string} backend @param {string} detail */
 function showBackend(backend, detail) {
@@ -86,18 +52,18 @@ async function boot() {
   let module;
   /** @type {any} */
   let wasm;
-  const plan = await gpuPlan();
-  /** @type {import('./training/variant.js').Build} */
-  let build = plan.gpu ? 'webgpu' : variant;
+  const placement = await placeRuns({
+    asked: switches.backend, forced: switches.variant, detected: detectVariant(), lab, webgpu: /** @type {any} */ (navigator).gpu,
+  });
+  let build = placement.build;
   try {
     try {
       module = await compile(build);
     } catch (err) {
       if (build !== 'webgpu') throw err;
       // No GPU build to load: the CPU's.
-      plan.gpu = false;
-      plan.reason = `the GPU build did not load (${err})`;
-      build = variant;
+      placement.gpuFailed(`the GPU build did not load (${err})`);
+      build = placement.build;
       module = await compile(build);
     }
     wasm = await instantiate(build, module);
@@ -106,8 +72,8 @@ async function boot() {
     return;
   }
   byId('variant').textContent = wasm.kernelVariant();
-  showBackend(plan.gpu ? 'gpu' : 'cpu', plan.reason);
-  if (backendAsked === 'gpu' && !plan.gpu) showStatus(`Training on the CPU: ${plan.reason}.`, 'info');
+  showBackend(placement.gpu ? 'gpu' : 'cpu', placement.reason);
+  if (switches.backend === 'gpu' && !placement.gpu) showStatus(`Training on the CPU: ${placement.reason}.`, 'info');
   /** @type {import('./state/store.js').Validate} */
   const validate = (config) => {
     try {
@@ -118,11 +84,9 @@ async function boot() {
     }
   };
   const store = new Store(lab, { fields: wasm.settings(lab.name), presets: wasm.presets(lab.name), validate }, DEFAULT_LAB);
-  /** @type {'auto' | 'gpu' | 'cpu'} */
-  const backend = !plan.gpu ? 'cpu' : backendAsked === 'gpu' ? 'gpu' : 'auto';
-  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, backend, cpuReason: plan.reason });
+  const runs = new Runs({ store, variant: build, module, wasm, cores, onEvent, onBudget, placement });
   const sweeps = new Sweeps({
-    store, variant: build, module, cores, onChange: () => { panel.dirty = true; }, placementFor: (config) => runs.placementFor(config),
+    store, variant: build, module, cores, onChange: () => { panel.dirty = true; }, placementFor: (config) => placement.for(config),
   });
   const panel = new SweepPanel({ store, sweeps });
   const experiments = new Experiments({ store, variant: build, module, cores, wasm, onChange: () => { experimentPanel.dirty = true; } });

@@ -43,12 +43,6 @@ test('hide=aligned, the marks switch\'s older name, still hides it in both labs'
   }
 });
 
-test('backend=auto takes the GPU for the paper-size copying run, not for the small preset or the sparse lab', () => {
-  assert.equal(LABS.copying.gpu?.({ hidden: 256, batch: 128 }), true);
-  assert.equal(LABS.copying.gpu?.({ hidden: 64, batch: 32 }), false);
-  assert.equal(LABS.sparse.gpu, undefined, 'the sparse lab trains on the CPU only');
-});
-
 test('every story step that plays says when it will pause; every one that does not says what to press', () => {
   for (const lab of Object.values(LABS)) {
     lab.story.forEach((step, i) => {

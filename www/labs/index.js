@@ -140,9 +140,10 @@ import { sparse } from './sparse/lab.js';
  * @property {(config: Record<string, unknown>, cores: number) => { most: number, auto: number }} workers
  *   how many workers may share each step of a run of these settings (`most`: a batch splits
  *   into no more parts than it has sequences), and how many do by default on `cores` cores
- * @property {(config: Record<string, unknown>) => boolean} [gpu] for a lab whose runs can train
- *   on the GPU (the facade's `gpuTrainer`): whether `backend=auto` trains a run of these
- *   settings there (enough work per step to repay the GPU's cost per dispatch)
+ * @property {{ suits: (config: Record<string, unknown>) => boolean, rule: string }} [gpu] for a
+ *   lab whose runs can train on the GPU (the facade's `gpuTrainer`): whether `backend=auto`
+ *   trains a run of these settings there (enough work per step to repay the GPU's cost per
+ *   dispatch), and that rule in words (“settings below RULE train on the CPU”)
  * @property {string[]} parts its views' and charts' parts that `hide=` can name
  * @property {Record<string, string>} [partAliases] older names of parts (the shell's or its
  *   own) that `hide=` still takes

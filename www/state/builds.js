@@ -11,3 +11,4 @@ export const VARIANTS = ['relaxed-simd', 'simd128', 'scalar'];
  * has a real one, else the CPU), `gpu` (the GPU where it can, else the CPU, saying why) or
  * `cpu`. */
 export const BACKENDS = /** @type {const} */ (['auto', 'gpu', 'cpu']);
+/** @typedef {typeof BACKENDS[number]} Backend */

@@ -151,6 +151,24 @@ function parsePassthrough(key, raw) {
   return null;
 }
 
+/**
+ * The page's `variant` and `backend` as the page uses them: a valid value, else none (the
+ * store's reading of the link reports a bad one).
+ * @param {string} search
+ * @returns {{ variant: import('./builds.js').Variant | null, backend: import('./builds.js').Backend }}
+ */
+export function pageSwitches(search) {
+  const p = new URLSearchParams(search);
+  const valid = (/** @type {string} */ key) => {
+    const raw = p.get(key);
+    return raw !== null && parsePassthrough(key, raw) === null ? raw : null;
+  };
+  return {
+    variant: /** @type {import('./builds.js').Variant | null} */ (valid('variant')),
+    backend: /** @type {import('./builds.js').Backend} */ (valid('backend') ?? 'auto'),
+  };
+}
+
 /** The words for the page's own keys, as messages name them. */
 const WORDS = /** @type {Record<string, string>} */ ({
   embed: 'Embed mode', autoplay: 'Play on load', speed: 'Speed, steps per frame', seq: 'Sequence shown', head: 'Head shown',

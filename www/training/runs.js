@@ -24,14 +24,13 @@ export class Runs {
   /**
    * @param {{ store: Store, variant: import('./variant.js').Build, module: WebAssembly.Module,
    *   wasm: any, cores: number, onEvent: RunsEvents, onBudget: (budget: Budget) => void,
-   *   backend?: 'auto' | 'gpu' | 'cpu', cpuReason?: string }} o
+   *   placement?: { for(config: Record<string, unknown>): import('./protocol.js').Placement } }} o
    * `wasm`: the page's instance of the module (a contrast's paired measurement uses it);
    * `onBudget`: the first run reached its budget, playing (the page pauses and says so);
-   * `backend`: where the runs may train (the page's plan: `auto` leaves it to the lab, by
-   * each run's settings; a GPU run trains on one worker); `cpuReason`: why not on the GPU,
-   * with `cpu`.
+   * `placement`: where a run of given settings trains (placement.js; a GPU run trains on
+   * one worker), the CPU without one.
    */
-  constructor({ store, variant, module, wasm, cores, onEvent, onBudget, backend = 'cpu', cpuReason = '' }) {
+  constructor({ store, variant, module, wasm, cores, onEvent, onBudget, placement = { for: () => ({ backend: 'cpu', reason: '' }) } }) {
     /** @private */ this.store = store;
     /** @private */ this.wasm = wasm;
     /** The contrast's paired measurement at each evaluation both runs made, oldest first
@@ -44,8 +43,7 @@ export class Runs {
     /** @private */ this.cores = cores;
     /** @private */ this.onEvent = onEvent;
     /** @private */ this.onBudget = onBudget;
-    /** @private */ this.backend = backend;
-    /** @private */ this.cpuReason = cpuReason;
+    /** @private */ this.placement = placement;
     /** @private */ this.make = () => new Run({
       lab: this.lab.name, metrics: this.lab.metrics.map((m) => m.key), variant, module,
       placementFor: (config) => this.placementFor(config),
@@ -109,16 +107,10 @@ export class Runs {
     return Math.max(1, Math.min(auto, most));
   }
 
-  /** Where a run of `config` trains: on the GPU where the page may use it and the lab's runs
-   * have one (under `auto`, where the lab finds these settings large enough), else on the
-   * CPU, with the reason. @param {Record<string, unknown>} config
+  /** Where a run of `config` trains (placement.js). @param {Record<string, unknown>} config
    * @returns {import('./protocol.js').Placement} */
   placementFor(config) {
-    const gpu = this.lab.gpu;
-    if (this.backend === 'cpu') return { backend: 'cpu', reason: this.cpuReason };
-    if (!gpu) return { backend: 'cpu', reason: `the ${this.lab.menuName} lab trains on the CPU only` };
-    if (this.backend === 'auto' && !gpu(config)) return { backend: 'cpu', reason: 'runs this small train faster with wasm SIMD' };
-    return { backend: 'gpu', reason: '' };
+    return this.placement.for(config);
   }
 
   /** Brings the runs in line with the store's state. @param {State} [s] */

@@ -336,7 +336,7 @@ export const copying = {
   workers: (c, cores) => ({ most: Number(c.batch), auto: Number(c.batch) >= 64 ? Math.min(cores, 8) : 1 }),
   // The GPU from width × batch 128·128 on: the paper's size (256·128) goes there, the small
   // preset (64·32) stays with wasm SIMD. A rule of thumb, not yet measured on a GPU.
-  gpu: (c) => Number(c.hidden) * Number(c.batch) >= 128 * 128,
+  gpu: { suits: (c) => Number(c.hidden) * Number(c.batch) >= 128 * 128, rule: 'a hidden size × batch of 16,384 (a rule of thumb, not a measurement)' },
   // The switch of the maps' marks was the part `aligned` until 2026-12.
   partAliases: { aligned: 'marks' },
   parts: ['alpha', 'beta', 'heads', 'compare-maps', 'metrics', 'loss-chart', 'acc-chart', 'heads-chart', 'agree-chart'],
