@@ -304,46 +304,54 @@ export class LineChart {
     g.setTransform(1, 0, 0, 1, 0, 0);
     g.clearRect(0, 0, this.canvas.width, this.canvas.height);
     g.setTransform(dpr, 0, 0, dpr, 0, 0);
-
     const st = this.style;
     const fontSize = parseFloat(st.fontSize) || 11;
     g.font = `${fontSize}px ${st.fontFamily || 'sans-serif'}`;
-    const fg = this.resolve('var(--ap-muted, #555)');
-    const grid = this.resolve('var(--ap-grid, rgba(0,0,0,.1))');
-    const axis = this.resolve('var(--ap-axis, #888)');
 
-    // Domains.
+    const domain = this.domain();
+    const ticks = this.place(domain, fontSize);
+    this.drawAxes(ticks, dpr, fontSize);
+    if (domain.empty) {
+      g.textAlign = 'center';
+      g.textBaseline = 'middle';
+      const L = this.layout;
+      g.fillText('no data yet', L.left + L.w / 2, L.top + L.h / 2);
+      this.drawHover();
+      return;
+    }
+    const L = this.layout;
+    g.save();
+    g.beginPath();
+    g.rect(L.left - 1, L.top - 1, L.w + 2, L.h + 2);
+    g.clip();
+    g.lineWidth = LINE_WIDTH;
+    g.lineJoin = 'round';
+    g.lineCap = 'butt';
+    for (const s of this.series) this.drawSeries(s);
+    g.restore();
+    this.drawHover();
+  }
+
+  /** The steps and values the points span (a fitted y range padded a little, never below 0
+   * for data that is never negative), or a placeholder range with none.
+   * @private @returns {{ x0: number, x1: number, y0: number, y1: number, floor: number, empty: boolean }} */
+  domain() {
     const pts = this.points;
-    let x0 = NaN;
-    let x1 = NaN;
-    for (let i = 0; i < pts.length; i++) {
-      if (Number.isFinite(pts[i].step)) {
-        x0 = pts[i].step;
-        break;
-      }
-    }
-    for (let i = pts.length - 1; i >= 0; i--) {
-      if (Number.isFinite(pts[i].step)) {
-        x1 = pts[i].step;
-        break;
-      }
-    }
-    const empty = !Number.isFinite(x0);
-    if (empty) {
-      x0 = 0;
-      x1 = 100;
-    } else if (x1 <= x0) {
-      x1 = x0 + 1;
-    }
-    let y0;
-    let y1;
+    const first = pts.find((p) => Number.isFinite(p.step));
+    let last;
+    for (let i = pts.length - 1; i >= 0 && !last; i--) if (Number.isFinite(pts[i].step)) last = pts[i];
+    const empty = !first;
+    let x0 = first?.step ?? 0;
+    let x1 = last?.step ?? 100;
+    if (!empty && x1 <= x0) x1 = x0 + 1;
+    if (empty) [x0, x1] = [0, 100];
     /** The fitted axis' lowest value: 0 for data that is never negative (a loss). */
     let floor = -Infinity;
+    let y0 = Infinity;
+    let y1 = -Infinity;
     if (this.yRange !== 'auto') {
       [y0, y1] = this.yRange;
     } else {
-      y0 = Infinity;
-      y1 = -Infinity;
       for (const p of pts) {
         for (const s of this.series) {
           const v = p[s.key];
@@ -357,61 +365,67 @@ export class LineChart {
       if (!(y0 <= y1)) {
         y0 = 0;
         y1 = 1;
-      } else if (y0 === y1) {
-        const pad = Math.abs(y0) > 0 ? Math.abs(y0) * 0.1 : 1;
-        y0 -= pad;
-        y1 += pad;
       } else {
-        const pad = (y1 - y0) * 0.04;
+        const pad = y0 === y1 ? (Math.abs(y0) > 0 ? Math.abs(y0) * 0.1 : 1) : (y1 - y0) * 0.04;
         y0 -= pad;
         y1 += pad;
       }
     }
-    y0 = Math.max(y0, floor);
+    return { x0, x1, y0: Math.max(y0, floor), y1, floor, empty };
+  }
 
-    // Layout: the y tick labels set the left margin.
+  /** Lays the plot out in the box (the y tick labels set the left margin; a fitted range
+   * snaps out to whole ticks where that costs little room) into `this.layout`, and returns
+   * the y ticks with their labels.
+   * @private @param {{ x0: number, x1: number, y0: number, y1: number, floor: number }} d @param {number} fontSize */
+  place(d, fontSize) {
+    const g = this.g;
+    let { y0, y1 } = d;
     const top = Math.ceil(fontSize * 0.6);
     const bottom = Math.ceil(fontSize * 1.7);
     const h = Math.max(10, this.cssH - top - bottom);
-    const yt = niceTicks(y0, y1, Math.max(2, Math.floor(h / (fontSize * 3))));
+    const count = Math.max(2, Math.floor(h / (fontSize * 3)));
+    let yt = niceTicks(y0, y1, count);
     if (this.yRange === 'auto' && yt.ticks.length > 1) {
-      // Snap the fitted domain out to whole ticks when that costs little room.
-      const lo = Math.max(floor, Math.floor(y0 / yt.step + 1e-9) * yt.step);
+      const lo = Math.max(d.floor, Math.floor(y0 / yt.step + 1e-9) * yt.step);
       const hi = Math.ceil(y1 / yt.step - 1e-9) * yt.step;
       if (hi - lo <= (y1 - y0) * 1.35) {
-        y0 = lo;
-        y1 = hi;
-        const again = niceTicks(y0, y1, Math.max(2, Math.floor(h / (fontSize * 3))));
-        yt.ticks = again.ticks;
-        yt.step = again.step;
+        [y0, y1] = [lo, hi];
+        yt = niceTicks(y0, y1, count);
       }
     }
-    const yLabels = yt.ticks.map((v) => tickLabel(v, yt.step));
+    const labels = yt.ticks.map((v) => tickLabel(v, yt.step));
     let labelW = 0;
-    for (const s of yLabels) labelW = Math.max(labelW, g.measureText(s).width);
+    for (const t of labels) labelW = Math.max(labelW, g.measureText(t).width);
     const left = Math.ceil(labelW + 8);
     const right = Math.ceil(fontSize * 1.2);
     const w = Math.max(10, this.cssW - left - right);
     const moved = y0 !== this.layout.y0 || y1 !== this.layout.y1;
-    this.layout = { left, top, w, h, x0, x1, y0, y1 };
+    this.layout = { left, top, w, h, x0: d.x0, x1: d.x1, y0, y1 };
     if (moved) this.describe();
+    return { yt, labels };
+  }
+
+  /** The grid, the axes and their tick labels, in the layout.
+   * @private @param {{ yt: { ticks: number[], step: number }, labels: string[] }} y @param {number} dpr @param {number} fontSize */
+  drawAxes(y, dpr, fontSize) {
+    const g = this.g;
+    const { left, top, w, h, x0, x1, y0, y1 } = this.layout;
     const X = (/** @type {number} */ s) => left + ((s - x0) / (x1 - x0)) * w;
     const Y = (/** @type {number} */ v) => top + (1 - (v - y0) / (y1 - y0)) * h;
     /** Snaps a CSS coordinate to the middle of a device pixel, for crisp 1-px lines. */
     const crisp = (/** @type {number} */ v) => (Math.round(v * dpr) + 0.5) / dpr;
-
-    // Grid, axes and tick labels.
     g.lineWidth = 1 / dpr;
-    g.strokeStyle = grid;
-    g.fillStyle = fg;
+    g.strokeStyle = this.resolve('var(--ap-grid, rgba(0,0,0,.1))');
+    g.fillStyle = this.resolve('var(--ap-muted, #555)');
     g.textAlign = 'right';
     g.textBaseline = 'middle';
     g.beginPath();
-    yt.ticks.forEach((v, i) => {
-      const y = crisp(Y(v));
-      g.moveTo(left, y);
-      g.lineTo(left + w, y);
-      g.fillText(yLabels[i], left - 5, Y(v));
+    y.yt.ticks.forEach((v, i) => {
+      const yy = crisp(Y(v));
+      g.moveTo(left, yy);
+      g.lineTo(left + w, yy);
+      g.fillText(y.labels[i], left - 5, Y(v));
     });
     const xt = niceTicks(x0, x1, Math.max(2, Math.floor(w / (fontSize * 7))), true);
     g.textAlign = 'center';
@@ -430,123 +444,100 @@ export class LineChart {
       }
     }
     g.stroke();
-    g.strokeStyle = axis;
+    g.strokeStyle = this.resolve('var(--ap-axis, #888)');
     g.beginPath();
     g.moveTo(crisp(left), top);
     g.lineTo(crisp(left), crisp(top + h));
     g.lineTo(left + w, crisp(top + h));
     g.stroke();
+  }
 
-    if (empty) {
-      g.textAlign = 'center';
-      g.textBaseline = 'middle';
-      g.fillText('no data yet', left + w / 2, top + h / 2);
-      this.drawHover();
-      return;
-    }
-
-    // Series, decimated to one column per CSS pixel: each column keeps its first, lowest,
-    // highest and last value, so spikes survive and the cost follows the width, not the history.
-    g.save();
-    g.beginPath();
-    g.rect(left - 1, top - 1, w + 2, h + 2);
-    g.clip();
-    g.lineWidth = LINE_WIDTH;
-    g.lineJoin = 'round';
-    g.lineCap = 'butt';
+  /** One series, decimated to one column per CSS pixel: each column keeps its first, lowest,
+   * highest and last value, so spikes survive and the cost follows the width, not the
+   * history. A gap (a missing value) breaks the line; a lone point is a dot.
+   * @private @param {{ key: string, color: string, dash: number[] }} s */
+  drawSeries(s) {
+    const g = this.g;
+    const pts = this.points;
+    const { left, top, w, h, x0, x1, y0, y1 } = this.layout;
     const kx = w / (x1 - x0);
     const yMin = -10 * this.cssH;
     const yMax = 11 * this.cssH;
-    const Yc = (/** @type {number} */ v) => Math.min(yMax, Math.max(yMin, Y(v)));
-    for (const s of this.series) {
-      const color = this.resolve(s.color);
-      g.strokeStyle = color;
-      g.fillStyle = color;
-      g.setLineDash(s.dash);
-      g.beginPath();
-      let col = NaN;
-      let nCol = 0;
-      let fx = 0;
-      let fv = 0;
-      let lx = 0;
-      let lv = 0;
-      let mn = 0;
-      let mx = 0;
-      let mnAt = 0; // where in the column the lowest and the highest value came
-      let mxAt = 0;
-      let segLen = 0; // points drawn in the current unbroken segment
-      let segX = 0;
-      let segY = 0;
-      const emit = (/** @type {number} */ x, /** @type {number} */ y) => {
-        if (segLen === 0) {
-          g.moveTo(x, y);
-          segX = x;
-          segY = y;
-        } else g.lineTo(x, y);
-        segLen++;
-      };
-      const flush = () => {
-        if (nCol === 0) return;
-        emit(fx, Yc(fv));
-        if (nCol > 2) {
-          const cx = (fx + lx) / 2;
-          if (mnAt <= mxAt) {
-            emit(cx, Yc(mn));
-            emit(cx, Yc(mx));
-          } else {
-            emit(cx, Yc(mx));
-            emit(cx, Yc(mn));
-          }
-        }
-        if (nCol > 1) emit(lx, Yc(lv));
-        nCol = 0;
-      };
-      const breakSegment = () => {
-        flush();
-        if (segLen === 1) g.fillRect(segX - 1.25, segY - 1.25, 2.5, 2.5); // a lone point
-        segLen = 0;
-      };
-      for (let i = 0; i < pts.length; i++) {
-        const p = pts[i];
-        const step = p.step;
-        if (!Number.isFinite(step)) continue;
-        const v = p[s.key];
-        if (!Number.isFinite(v)) {
-          breakSegment();
-          continue;
-        }
-        const x = left + (step - x0) * kx;
-        const c = Math.floor(x);
-        if (c !== col) {
-          flush();
-          col = c;
-        }
-        if (nCol === 0) {
-          fx = x;
-          fv = v;
-          mn = v;
-          mx = v;
-          mnAt = 0;
-          mxAt = 0;
+    const Yc = (/** @type {number} */ v) => Math.min(yMax, Math.max(yMin, top + (1 - (v - y0) / (y1 - y0)) * h));
+    const color = this.resolve(s.color);
+    g.strokeStyle = color;
+    g.fillStyle = color;
+    g.setLineDash(s.dash);
+    g.beginPath();
+    let col = NaN;
+    let nCol = 0;
+    let fx = 0;
+    let fv = 0;
+    let lx = 0;
+    let lv = 0;
+    let mn = 0;
+    let mx = 0;
+    let mnAt = 0; // where in the column the lowest and the highest value came
+    let mxAt = 0;
+    let segLen = 0; // points drawn in the current unbroken segment
+    let segX = 0;
+    let segY = 0;
+    const emit = (/** @type {number} */ x, /** @type {number} */ y) => {
+      if (segLen === 0) {
+        g.moveTo(x, y);
+        segX = x;
+        segY = y;
+      } else g.lineTo(x, y);
+      segLen++;
+    };
+    const flush = () => {
+      if (nCol === 0) return;
+      emit(fx, Yc(fv));
+      if (nCol > 2) {
+        const cx = (fx + lx) / 2;
+        if (mnAt <= mxAt) {
+          emit(cx, Yc(mn));
+          emit(cx, Yc(mx));
         } else {
-          if (v < mn) {
-            mn = v;
-            mnAt = nCol;
-          }
-          if (v > mx) {
-            mx = v;
-            mxAt = nCol;
-          }
+          emit(cx, Yc(mx));
+          emit(cx, Yc(mn));
         }
-        lx = x;
-        lv = v;
-        nCol++;
       }
-      breakSegment();
-      g.stroke();
+      if (nCol > 1) emit(lx, Yc(lv));
+      nCol = 0;
+    };
+    const breakSegment = () => {
+      flush();
+      if (segLen === 1) g.fillRect(segX - 1.25, segY - 1.25, 2.5, 2.5); // a lone point
+      segLen = 0;
+    };
+    for (let i = 0; i < pts.length; i++) {
+      const p = pts[i];
+      const step = p.step;
+      if (!Number.isFinite(step)) continue;
+      const v = p[s.key];
+      if (!Number.isFinite(v)) {
+        breakSegment();
+        continue;
+      }
+      const x = left + (step - x0) * kx;
+      const c = Math.floor(x);
+      if (c !== col) {
+        flush();
+        col = c;
+      }
+      if (nCol === 0) {
+        [fx, fv, mn, mx, mnAt, mxAt] = [x, v, v, v, 0, 0];
+      } else {
+        if (v < mn) [mn, mnAt] = [v, nCol];
+        if (v > mx) [mx, mxAt] = [v, nCol];
+      }
+      lx = x;
+      lv = v;
+      nCol++;
     }
-    g.restore();
-    this.drawHover();
+    breakSegment();
+    g.stroke();
   }
 
   // ---- hover readout ---------------------------------------------------------------------
