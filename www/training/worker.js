@@ -369,53 +369,128 @@ function pause() {
   sendSnapshot();
 }
 
+/** Starts the run: its replicas' ports, the wasm instance, the trainer. @param {Extract<ToWorker, { type: 'init' }>} msg */
+async function init(msg) {
+  lab = msg.lab;
+  placement = msg.placement;
+  speed = msg.speed;
+  budgetMs = msg.frameMs;
+  generation = msg.generation;
+  replicas = msg.ports;
+  pending = replicas.map(() => []);
+  replicas.forEach((p, i) => {
+    p.onmessage = (/** @type {MessageEvent<FromReplica>} */ ev) => {
+      const resolve = pending[i].shift();
+      if (resolve) resolve(ev.data);
+      // A replica that failed unasked (it could not start): the run cannot go on.
+      else if (ev.data.type === 'error' && !(ev.data.panic && panicked(null, ev.data.message))) {
+        post({ type: 'error', where: 'replica', kind: ev.data.kind, message: ev.data.message });
+      }
+    };
+  });
+  try {
+    wasm = await instantiate(msg.variant, msg.module);
+  } catch (err) {
+    post({ type: 'error', where: 'load', kind: 'internal', message: `could not start the ${msg.variant} build: ${err}` });
+    return;
+  }
+  post({ type: 'ready', variant: wasm.kernelVariant() });
+  if (await build(msg.config)) sendSnapshot();
+}
+
+/** New settings: the model made anew (playing on if it was). @param {Extract<ToWorker, { type: 'config' }>} msg */
+async function reconfigure(msg) {
+  const wasRunning = running;
+  adopt(msg.generation);
+  placement = msg.placement;
+  if (await build(msg.config)) {
+    frameCredit = 0;
+    sendSnapshot();
+    if (wasRunning) {
+      running = false;
+      play();
+    }
+  }
+}
+
+/** Back to step 0, with the same seed or another. @param {Extract<ToWorker, { type: 'reset' }>} msg */
+async function resetRun(msg) {
+  adopt(msg.generation);
+  const ok = await settle('seed', async () => {
+    await trainer.reset(msg.seed);
+    return true;
+  });
+  if (ok) {
+    toReplicas({ type: 'reset', seed: msg.seed });
+    restart();
+    post({ type: 'reset' });
+  }
+  sendSnapshot();
+  leaveLimit();
+}
+
+/** Posts the run's weights (read back from the GPU there), or why not. */
+async function sendParams() {
+  if (trainer && !dead) {
+    const params = await settle('params', () => trainer.params());
+    if (params) post({ type: 'params', params, step: trainer.step, config: trainer.config() }, [params.buffer]);
+    else post({ type: 'refused', request: 'params', message: 'the weights could not be read from the GPU' });
+  } else post({ type: 'refused', request: 'params', message: 'the run has no model to save (start it again)' });
+}
+
+/** Posts the run's training losses, or why not. */
+function sendLosses() {
+  if (trainer && !dead) {
+    const losses = trainer.losses();
+    post({ type: 'losses', losses }, [losses.step.buffer, losses.loss.buffer]);
+  } else post({ type: 'refused', request: 'losses', message: 'the run has no history to save (start it again)' });
+}
+
+/** Saved weights: the model of their settings, then the weights as of their step; refused
+ * weights leave the run as it was. @param {Extract<ToWorker, { type: 'load-params' }>} msg */
+async function loadParams(msg) {
+  if (dead) return;
+  running = false;
+  timer = 0;
+  adopt(msg.generation);
+  const current = trainer.config();
+  const same = JSON.stringify(current) === JSON.stringify({ ...current, ...msg.config });
+  // Checked against their settings first: refused weights leave the run as it was.
+  const fits = guard('weights', () => {
+    wasm.checkWeights(lab, same ? current : msg.config, msg.params);
+    return true;
+  });
+  if (!fits) {
+    sendSnapshot();
+    return;
+  }
+  if (!same && !(await build(msg.config))) {
+    sendSnapshot();
+    return;
+  }
+  const ok = await settle('weights', async () => {
+    await trainer.loadParams(msg.params, msg.step);
+    return true;
+  });
+  if (ok) {
+    toReplicas({ type: 'load-params', params: msg.params, step: msg.step });
+    restart();
+    post({ type: 'loaded', step: msg.step });
+  }
+  sendSnapshot();
+}
+
 scope.addEventListener('message', (e) => enqueue(() => handle(e.data)));
 
 /** @param {ToWorker} msg */
 async function handle(msg) {
   switch (msg.type) {
-    case 'init': {
-      lab = msg.lab;
-      placement = msg.placement;
-      speed = msg.speed;
-      budgetMs = msg.frameMs;
-      generation = msg.generation;
-      replicas = msg.ports;
-      pending = replicas.map(() => []);
-      replicas.forEach((p, i) => {
-        p.onmessage = (/** @type {MessageEvent<FromReplica>} */ ev) => {
-          const resolve = pending[i].shift();
-          if (resolve) resolve(ev.data);
-          // A replica that failed unasked (it could not start): the run cannot go on.
-          else if (ev.data.type === 'error' && !(ev.data.panic && panicked(null, ev.data.message))) {
-            post({ type: 'error', where: 'replica', kind: ev.data.kind, message: ev.data.message });
-          }
-        };
-      });
-      try {
-        wasm = await instantiate(msg.variant, msg.module);
-      } catch (err) {
-        post({ type: 'error', where: 'load', kind: 'internal', message: `could not start the ${msg.variant} build: ${err}` });
-        return;
-      }
-      post({ type: 'ready', variant: wasm.kernelVariant() });
-      if (await build(msg.config)) sendSnapshot();
+    case 'init':
+      await init(msg);
       break;
-    }
-    case 'config': {
-      const wasRunning = running;
-      adopt(msg.generation);
-      placement = msg.placement;
-      if (await build(msg.config)) {
-        frameCredit = 0;
-        sendSnapshot();
-        if (wasRunning) {
-          running = false;
-          play();
-        }
-      }
+    case 'config':
+      await reconfigure(msg);
       break;
-    }
     case 'play':
       play();
       break;
@@ -451,21 +526,9 @@ async function handle(msg) {
       }
       break;
     }
-    case 'reset': {
-      adopt(msg.generation);
-      const ok = await settle('seed', async () => {
-        await trainer.reset(msg.seed);
-        return true;
-      });
-      if (ok) {
-        toReplicas({ type: 'reset', seed: msg.seed });
-        restart();
-        post({ type: 'reset' });
-      }
-      sendSnapshot();
-      leaveLimit();
+    case 'reset':
+      await resetRun(msg);
       break;
-    }
     case 'evaluation-maps':
       evaluationMaps = msg.on;
       // The next snapshot carries the latest evaluation again, with its maps.
@@ -478,51 +541,14 @@ async function handle(msg) {
       sendSnapshot();
       break;
     case 'get-params':
-      if (trainer && !dead) {
-        const params = await settle('params', () => trainer.params());
-        if (params) post({ type: 'params', params, step: trainer.step, config: trainer.config() }, [params.buffer]);
-        else post({ type: 'refused', request: 'params', message: 'the weights could not be read from the GPU' });
-      } else post({ type: 'refused', request: 'params', message: 'the run has no model to save (start it again)' });
+      await sendParams();
       break;
     case 'get-losses':
-      if (trainer && !dead) {
-        const losses = trainer.losses();
-        post({ type: 'losses', losses }, [losses.step.buffer, losses.loss.buffer]);
-      } else post({ type: 'refused', request: 'losses', message: 'the run has no history to save (start it again)' });
+      sendLosses();
       break;
-    case 'load-params': {
-      // Saved weights: the model of their settings, then the weights as of their step.
-      if (dead) break;
-      running = false;
-      timer = 0;
-      adopt(msg.generation);
-      const current = trainer.config();
-      const same = JSON.stringify(current) === JSON.stringify({ ...current, ...msg.config });
-      // Checked against their settings first: refused weights leave the run as it was.
-      const fits = guard('weights', () => {
-        wasm.checkWeights(lab, same ? current : msg.config, msg.params);
-        return true;
-      });
-      if (!fits) {
-        sendSnapshot();
-        break;
-      }
-      if (!same && !(await build(msg.config))) {
-        sendSnapshot();
-        break;
-      }
-      const ok = await settle('weights', async () => {
-        await trainer.loadParams(msg.params, msg.step);
-        return true;
-      });
-      if (ok) {
-        toReplicas({ type: 'load-params', params: msg.params, step: msg.step });
-        restart();
-        post({ type: 'loaded', step: msg.step });
-      }
-      sendSnapshot();
+    case 'load-params':
+      await loadParams(msg);
       break;
-    }
     case 'debug-panic':
       guard('debug', () => wasm.debugPanic());
       break;
