@@ -121,6 +121,13 @@ export function figures() {
     put('copying.small-hard.stalled-attention', range(stalled.map((r) => r.attention_acc), pct, '%'), from, 'their attention accuracy at step 400');
     put('copying.small-hard.stalled-token', range(stalled.map((r) => r.token_acc), pct, '%'), from, 'their token accuracy at step 400');
     put('copying.small-hard.learning', String(failed.length - stalled.length), from, 'seeds that did not reach 0.99 by step 400 with attention accuracy 0.2 or more there');
+    // Of the seeds whose attention accuracy passed 0.5 by step 400, those whose KTIW accuracy
+    // had passed it strictly before.
+    const passes = [...hard.values()].map((rows) => ({
+      k: first(rows, 'ktiw_acc', 0.5 + 1e-9, 400), a: first(rows, 'attention_acc', 0.5 + 1e-9, 400),
+    })).filter((p) => p.a);
+    const led = passes.filter((p) => p.k && p.a && p.k.step < p.a.step).length;
+    put('copying.small-hard.ktiw-led', of(led, passes.length), from, 'of the seeds whose attention accuracy passed 0.5 by step 400, those whose KTIW accuracy passed it strictly before');
   }
   {
     const files = ['results/small-uniform.csv'];

@@ -50,7 +50,7 @@ const SETTINGS = [
   /at step 100\b/g,
   /\b(?:99|95|90|50|20|100)% (?:token accuracy|test accuracy|right)/g, // success thresholds
   /passes 50%/g, /past 50%/g, /copies 99% of tokens/g, /top-5% agreement/g,
-  /passing 50%/g,
+  /passing 50%/g, /passed 50%/g,
   /below (?:20|90)%/g,
   /0\.1% or less/g,
   /with 8 heads/g,

@@ -90,6 +90,13 @@ export const FIGURES = {
     ],
     "what": "seeds whose attention accuracy at step 600 is below 0.2"
   },
+  "copying.small-hard.ktiw-led": {
+    "text": "12 of 12",
+    "from": [
+      "results/small-hard.csv"
+    ],
+    "what": "of the seeds whose attention accuracy passed 0.5 by step 400, those whose KTIW accuracy passed it strictly before"
+  },
   "copying.small-hard.learning": {
     "text": "6",
     "from": [

@@ -236,7 +236,9 @@ export const copying = {
       text: quote('Press Play on the hard task and you see one draw of a lottery: this seed learns to copy, that one stalls. '
         + 'Here are twenty seeds of it at once, trained side by side on this computer’s cores, each line one seed, green '
         + 'once it copies 99% of tokens, grey where attention never found the diagonal; the panel says how long they take on this computer. Count the '
-        + 'green lines (in our runs of seeds 0–19, {copying.small-hard.reached} within 400 steps), look at how late they jump, and see KTIW lead attention in each. '
+        + 'green lines (in our runs of seeds 0–19, {copying.small-hard.reached} within 400 steps), look at how late they '
+        + 'jump, and see KTIW lead attention in each (of the seeds whose attention passed 50%, {copying.small-hard.ktiw-led} '
+        + 'had KTIW past it first). '
         + 'Click a line to open that seed as the run above the maps.'),
       preset: 'small-hard',
       seeds: '20',
