@@ -339,6 +339,12 @@ const protocols = (stem) => [`sparse-scaling-${stem}-protocols`, [
   ['sinusoidal codes, no decay', '-sinusoidal'],
 ].map(([title, variant]) => ({ title, file: `results/sparse-scaling-${stem}${variant}-1024.txt` })), {}];
 
+/** A function's m* with no decay and with each decay measured (λ = 1 on the matrices,
+ * λ = 1 and 0.1 on all but the biases). @param {string} stem @returns {[string, { title: string, file: string }[], {}]} */
+const decayScope = (stem) => [`sparse-scaling-decay-scope-${stem}`, [
+  ['no decay', ''], ['λ = 1 on the matrices', '-wd1'], ['λ = 1 on all but biases', '-wd1-all'], ['λ = 0.1 on all but biases', '-wd0.1-all'],
+].map(([title, variant]) => ({ title, file: `results/sparse-scaling-${stem}${variant}-1024.txt` })), {}];
+
 /** The docs' scaling tables: [block name, columns, options]. */
 const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { m50?: boolean, limit?: boolean }][]} */ ([
   ['sparse-scaling-default', [
@@ -346,14 +352,7 @@ const SCALING_TABLES = /** @type {[string, { title: string, file: string }[], { 
     { title: 'majority of 3', file: 'results/sparse-scaling-majority3-1024.txt' },
   ], { m50: true, limit: true }],
   ...['and3', 'majority3'].map((stem) => protocols(stem)),
-  ['sparse-scaling-decay-scope', [
-    { title: 'AND, no decay', file: 'results/sparse-scaling-and3-1024.txt' },
-    { title: 'AND, λ = 1 on the matrices', file: 'results/sparse-scaling-and3-wd1-1024.txt' },
-    { title: 'AND, λ = 1 on all but biases', file: 'results/sparse-scaling-and3-wd1-all-1024.txt' },
-    { title: 'majority, no decay', file: 'results/sparse-scaling-majority3-1024.txt' },
-    { title: 'majority, λ = 1 on the matrices', file: 'results/sparse-scaling-majority3-wd1-1024.txt' },
-    { title: 'majority, λ = 1 on all but biases', file: 'results/sparse-scaling-majority3-wd1-all-1024.txt' },
-  ], {}],
+  ...['and3', 'majority3'].map((stem) => decayScope(stem)),
 ]);
 
 /**
@@ -368,7 +367,7 @@ export async function docBlocks() {
   ];
   for (const [name, columns, options] of SCALING_TABLES) out.push(['docs/sparse.md', name, scalingTable(columns, options)]);
   out.push(['docs/sparse.md', 'sparse-page-experiment', pageExperiment(PAGE_EXPERIMENT)]);
-  for (const stem of ['and3-wd1-all', 'majority3-wd1-all']) {
+  for (const stem of ['and3-wd1-all', 'majority3-wd1-all', 'and3-wd0.1-all', 'majority3-wd0.1-all']) {
     out.push(['docs/sparse.md', `sparse-split-${stem}`, splitTable(`results/sparse-scaling-${stem}-1024.txt`)]);
   }
   // README's sentence on the sparse law, its figures from the file just written.
@@ -385,6 +384,10 @@ export async function docBlocks() {
   out.push(['docs/sparse.md', 'sparse-scaling-verdicts', verdictTable([
     { title: 'AND of 3', file: 'results/sparse-scaling-and3-1024.txt' },
     { title: 'majority of 3', file: 'results/sparse-scaling-majority3-1024.txt' },
+  ])]);
+  out.push(['docs/sparse.md', 'sparse-scaling-verdicts-wd0.1-all', verdictTable([
+    { title: 'AND of 3, λ = 0.1 on all but biases', file: 'results/sparse-scaling-and3-wd0.1-all-1024.txt' },
+    { title: 'majority of 3, λ = 0.1 on all but biases', file: 'results/sparse-scaling-majority3-wd0.1-all-1024.txt' },
   ])]);
   return out;
 }
