@@ -2,9 +2,10 @@
 //! browser's WebGPU in wasm), its device and queue, and what the run says of it (its name,
 //! whether it is a software fallback); and the wait for a buffer mapped for reading, which
 //! natively waits on the device and in a browser resolves from the event loop. Natively
-//! `block_on` drives these futures to the end.
+//! `block_on` drives these futures to the end. It compiles the kernels (`kernels.rs`) once
+//! per device; the kernels know only the `wgpu::Device`, never a `Gpu`.
 
-use super::kernels::Kernels;
+use super::kernels::{Kernels, Recorder};
 use std::sync::{Arc, Mutex};
 use std::task::{Poll, Waker};
 
@@ -106,6 +107,15 @@ impl Gpu {
             }
         })
         .await
+    }
+
+    /// A recorder of this device's kernels for `seeds` seeds at once.
+    pub fn recorder(&self, seeds: usize) -> Recorder<'_> {
+        Recorder {
+            device: &self.device,
+            kernels: &self.kernels,
+            seeds,
+        }
     }
 
     /// The adapter's name and API, as a run reports it ("llvmpipe (Vulkan, software)").

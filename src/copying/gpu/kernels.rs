@@ -1,9 +1,9 @@
 //! The WGSL kernels (`wgsl/`), compiled once per device, and a recorder of dispatches: each
 //! dispatch gets its parameters (a small uniform buffer) and bind group when a plan is
 //! made, so a step only replays the list. Matrices are addressed by offset and strides
-//! ([`Mat`]), so one product kernel serves every product of the model.
+//! ([`Mat`]), so one product kernel serves every product of the model. What a device is
+//! and how it is found are `device.rs`'s: the kernels take only its `wgpu::Device`.
 
-use super::device::Gpu;
 use wgpu::util::DeviceExt;
 
 /// Every kernel, by name.
@@ -203,12 +203,12 @@ impl<'a> Mat<'a> {
     }
 }
 
-/// A 3-d strided view for the copy kernel: `(i0, i1, i2)` is at `off + Σ i_k s_k`.
+/// A 3-d strided view for the copy kernel: `(i0, i1, i2)` is at `off + Σ i_k strides_k`.
 #[derive(Clone, Copy)]
 pub struct View<'a> {
     pub buf: &'a wgpu::Buffer,
     pub off: i64,
-    pub s: [i64; 3],
+    pub strides: [i64; 3],
 }
 
 /// One recorded dispatch.
@@ -242,7 +242,8 @@ pub fn grid(n: usize) -> [u32; 3] {
 /// Records dispatches of one device's kernels for `seeds` seeds at once: every buffer bound
 /// holds one equal part per seed, and each dispatch runs once per seed (along z).
 pub struct Recorder<'a> {
-    pub gpu: &'a Gpu,
+    pub device: &'a wgpu::Device,
+    pub kernels: &'a Kernels,
     pub seeds: usize,
 }
 
@@ -252,7 +253,7 @@ impl Recorder<'_> {
     /// seed. Returns the uniform buffer (for kernels whose parameters change each step).
     pub fn push(
         &self,
-        rec: &mut Recording,
+        list: &mut Recording,
         kernel: Kernel,
         params: &[u32],
         buffers: &[&wgpu::Buffer],
@@ -276,7 +277,6 @@ impl Recorder<'_> {
         params.extend_from_slice(&parts);
         let groups = [groups[0], groups[1], groups[2] * u(self.seeds)];
         let uniform = self
-            .gpu
             .device
             .create_buffer_init(&wgpu::util::BufferInitDescriptor {
                 label: Some("params"),
@@ -293,16 +293,13 @@ impl Recorder<'_> {
                 resource: b.as_entire_binding(),
             });
         }
-        let bind = self
-            .gpu
-            .device
-            .create_bind_group(&wgpu::BindGroupDescriptor {
-                label: Some(&format!("{kernel:?}")),
-                layout: &self.gpu.kernels.pipeline(kernel).get_bind_group_layout(0),
-                entries: &entries,
-            });
-        rec.list.push(Dispatch {
-            pipeline: self.gpu.kernels.pipeline(kernel).clone(),
+        let bind = self.device.create_bind_group(&wgpu::BindGroupDescriptor {
+            label: Some(&format!("{kernel:?}")),
+            layout: &self.kernels.pipeline(kernel).get_bind_group_layout(0),
+            entries: &entries,
+        });
+        list.list.push(Dispatch {
+            pipeline: self.kernels.pipeline(kernel).clone(),
             bind,
             groups,
         });
@@ -314,7 +311,7 @@ impl Recorder<'_> {
     #[allow(clippy::too_many_arguments)]
     pub fn gemm(
         &self,
-        rec: &mut Recording,
+        list: &mut Recording,
         (m, n, k, batch): (usize, usize, usize, usize),
         a: Mat,
         b: Mat,
@@ -346,14 +343,14 @@ impl Recorder<'_> {
             0,
         ];
         let groups = [u(n.div_ceil(16)), u(m.div_ceil(16)), u(batch)];
-        self.push(rec, Kernel::Gemm, &p, &[a.buf, b.buf, c.buf], groups);
+        self.push(list, Kernel::Gemm, &p, &[a.buf, b.buf, c.buf], groups);
     }
 
     /// `dst = alpha · src + beta · dst` over the index space `n`; `src` in the same buffer
     /// as `dst` is allowed (the kernel then binds one buffer).
     pub fn copy(
         &self,
-        rec: &mut Recording,
+        list: &mut Recording,
         n: [usize; 3],
         src: View,
         dst: View,
@@ -366,14 +363,14 @@ impl Recorder<'_> {
         } else {
             (Kernel::Copy, &[src.buf, dst.buf])
         };
-        self.push(rec, kernel, &p, buffers, grid(n.iter().product()));
+        self.push(list, kernel, &p, buffers, grid(n.iter().product()));
     }
 
     /// `dst = value` over the index space `n`.
-    pub fn fill(&self, rec: &mut Recording, n: [usize; 3], dst: View, value: f32) {
+    pub fn fill(&self, list: &mut Recording, n: [usize; 3], dst: View, value: f32) {
         let p = copy_params(n, None, dst, 1.0, 0.0, value);
         self.push(
-            rec,
+            list,
             Kernel::CopyWithin,
             &p,
             &[dst.buf],
@@ -381,11 +378,13 @@ impl Recorder<'_> {
         );
     }
 
-    /// A row kernel of `rows.wgsl` (see its header for what each reads).
+    /// A row kernel of `rows.wgsl` (see its header for what each reads) over `rows` rows of
+    /// `cols` values, `ld` apart: `x` and `v` are a buffer and an offset in it, `v2` a second
+    /// offset in `v`'s buffer.
     #[allow(clippy::too_many_arguments)]
     pub fn rows(
         &self,
-        rec: &mut Recording,
+        list: &mut Recording,
         kernel: Kernel,
         (rows, cols, ld): (usize, usize, usize),
         x: (&wgpu::Buffer, usize),
@@ -418,7 +417,7 @@ impl Recorder<'_> {
         } else {
             &[x.0, v.0]
         };
-        self.push(rec, kernel, &p, buffers, grid(threads));
+        self.push(list, kernel, &p, buffers, grid(threads));
     }
 }
 
@@ -430,7 +429,7 @@ fn copy_params(
     beta: f32,
     value: f32,
 ) -> [u32; 16] {
-    let (si, ss) = src.map_or((0, [0; 3]), |s| (s.off, s.s));
+    let (si, ss) = src.map_or((0, [0; 3]), |s| (s.off, s.strides));
     [
         u(n[0]),
         u(n[1]),
@@ -441,9 +440,9 @@ fn copy_params(
         i(ss[1]),
         i(ss[2]),
         i(dst.off),
-        i(dst.s[0]),
-        i(dst.s[1]),
-        i(dst.s[2]),
+        i(dst.strides[0]),
+        i(dst.strides[1]),
+        i(dst.strides[2]),
         alpha.to_bits(),
         beta.to_bits(),
         value.to_bits(),
@@ -455,26 +454,30 @@ fn copy_params(
 /// register multiply-adds in 256 × 4,096 threads reaches it: the peak a step is measured
 /// against (the best of 5 timings).
 #[cfg(not(target_arch = "wasm32"))]
-pub fn peak_gflops(gpu: &Gpu) -> f64 {
+pub fn peak_gflops(device: &wgpu::Device, queue: &wgpu::Queue, kernels: &Kernels) -> f64 {
     let (threads, iters) = (256 * 4096, 4096u32);
-    let out = gpu.device.create_buffer(&wgpu::BufferDescriptor {
+    let out = device.create_buffer(&wgpu::BufferDescriptor {
         label: Some("peak"),
         size: threads as u64 * 4,
         usage: wgpu::BufferUsages::STORAGE,
         mapped_at_creation: false,
     });
-    let rec = Recorder { gpu, seeds: 1 };
+    let r = Recorder {
+        device,
+        kernels,
+        seeds: 1,
+    };
     let mut list = Recording::default();
-    rec.push(
+    r.push(
         &mut list,
         Kernel::Peak,
         &[iters, 0, 0, 0],
         &[&out],
         [4096, 1, 1],
     );
-    list.time(gpu, 1);
+    list.time(device, queue, 1);
     let best = (0..5)
-        .map(|_| list.time(gpu, 1))
+        .map(|_| list.time(device, queue, 1))
         .fold(f64::INFINITY, f64::min);
     2.0 * 16.0 * iters as f64 * threads as f64 / best / 1e9
 }
@@ -512,16 +515,19 @@ impl Recording {
         }
     }
 
-    /// Submits the list `times` times and waits: seconds taken.
+    /// Submits the list `times` times to `queue` and waits on `device` until the work is
+    /// done: seconds taken.
     #[cfg(not(target_arch = "wasm32"))]
-    pub fn time(&self, gpu: &Gpu, times: usize) -> f64 {
+    pub fn time(&self, device: &wgpu::Device, queue: &wgpu::Queue, times: usize) -> f64 {
         let start = std::time::Instant::now();
         for _ in 0..times {
-            let mut enc = gpu.device.create_command_encoder(&Default::default());
+            let mut enc = device.create_command_encoder(&Default::default());
             self.encode(&mut enc);
-            gpu.queue.submit([enc.finish()]);
+            queue.submit([enc.finish()]);
         }
-        gpu.wait();
+        device
+            .poll(wgpu::PollType::wait_indefinitely())
+            .expect("the GPU device was lost");
         start.elapsed().as_secs_f64()
     }
 
