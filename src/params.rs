@@ -1,12 +1,14 @@
 //! A model's parameters as one flat `f32` buffer with named views, whatever the model: the
 //! same layout serves the weights, their gradients and the optimiser's moments, so an
-//! update is one loop. `tensor_set!` declares a model's tensors; `Init` is how each is drawn.
+//! update is one loop. `tensor_set!` declares a model's tensors; `ParamLayout` is what every
+//! model's layout does with them (views, initialisation); `Init` is how each is drawn.
 
 use crate::rng::Rng;
 
 /// Declares a model's parameter tensors: a `Tensors<T>` struct with one field per tensor,
-/// `TENSOR_NAMES`, and `map` and `visit` over the tensors in the buffer's order. Every
-/// model's parameters are one flat buffer with named views of this kind.
+/// `TENSOR_NAMES`, `map` and `visit` over the tensors in the buffer's order, and
+/// [`TensorRanges`] for their places in the buffer. Every model's parameters are one flat
+/// buffer with named views of this kind.
 macro_rules! tensor_set {
     ($($name:ident),* $(,)?) => {
         /// One value per parameter tensor, in the buffer's order.
@@ -44,25 +46,21 @@ macro_rules! tensor_set {
             }
         }
 
-        impl Tensors<std::ops::Range<usize>> {
-            /// Named read-only views of `buf`.
-            pub fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
+        impl $crate::params::TensorRanges for Tensors<std::ops::Range<usize>> {
+            type Views<'a> = Tensors<&'a [f32]>;
+            type ViewsMut<'a> = Tensors<&'a mut [f32]>;
+
+            fn end(&self) -> usize {
+                let mut end = 0;
+                self.visit(|_, r| end = end.max(r.end));
+                end
+            }
+
+            fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
                 self.clone().map(|_, r| &buf[r])
             }
 
-            /// Fills `buf` with a fresh initialisation of each tensor, as `init_of` its name
-            /// says, drawn from `rng` in the buffer's order.
-            pub fn initialise(
-                &self,
-                buf: &mut [f32],
-                rng: &mut $crate::rng::Rng,
-                init_of: impl Fn(&str) -> $crate::params::Init,
-            ) {
-                self.visit(|name, r| init_of(name).fill(&mut buf[r.clone()], rng));
-            }
-
-            /// Named writable views of `buf`.
-            pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
+            fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
                 let mut rest: &'a mut [f32] = buf;
                 self.clone().map(|_, r| {
                     let (head, tail) = std::mem::take(&mut rest).split_at_mut(r.len());
@@ -70,11 +68,75 @@ macro_rules! tensor_set {
                     head
                 })
             }
+
+            fn initialise(
+                &self,
+                buf: &mut [f32],
+                rng: &mut $crate::rng::Rng,
+                init_of: impl Fn(&str) -> $crate::params::Init,
+            ) {
+                self.visit(|name, r| init_of(name).fill(&mut buf[r.clone()], rng));
+            }
         }
     };
 }
 
 pub(crate) use tensor_set;
+
+/// Where a model's tensors lie, one after the other, in a flat buffer (`tensor_set!`
+/// implements it for its `Tensors<Range<usize>>`).
+pub trait TensorRanges {
+    /// Named read-only views of a buffer: `Tensors<&[f32]>`.
+    type Views<'a>;
+    /// Named writable views of a buffer: `Tensors<&mut [f32]>`.
+    type ViewsMut<'a>;
+
+    /// Where the last tensor ends: the buffer's length.
+    fn end(&self) -> usize;
+
+    /// Named read-only views of `buf`.
+    fn split<'a>(&self, buf: &'a [f32]) -> Self::Views<'a>;
+
+    /// Named writable views of `buf`.
+    fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Self::ViewsMut<'a>;
+
+    /// Fills `buf` with a fresh initialisation of each tensor, as `init_of` its name says,
+    /// drawn from `rng` in the buffer's order.
+    fn initialise(&self, buf: &mut [f32], rng: &mut Rng, init_of: impl Fn(&str) -> Init);
+}
+
+/// A model's parameter layout: it gives where its tensors lie and how each is drawn; the
+/// views of a buffer and its initialisation are written here, once for every model. A
+/// buffer must be as long as the layout (`ranges().end()`, the parameter count).
+pub trait ParamLayout {
+    /// `Tensors<Range<usize>>` of the model's `tensor_set!`.
+    type Ranges: TensorRanges;
+
+    /// Where each tensor lies in the buffer.
+    fn ranges(&self) -> &Self::Ranges;
+
+    /// How the tensor `name` is initialised.
+    fn init_of(&self, name: &str) -> Init;
+
+    /// Fills `buf` with a fresh initialisation drawn from `rng`.
+    fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
+        assert_eq!(buf.len(), self.ranges().end());
+        self.ranges()
+            .initialise(buf, rng, |name| self.init_of(name));
+    }
+
+    /// Named read-only views of `buf`.
+    fn split<'a>(&self, buf: &'a [f32]) -> <Self::Ranges as TensorRanges>::Views<'a> {
+        assert_eq!(buf.len(), self.ranges().end());
+        self.ranges().split(buf)
+    }
+
+    /// Named writable views of `buf`.
+    fn split_mut<'a>(&self, buf: &'a mut [f32]) -> <Self::Ranges as TensorRanges>::ViewsMut<'a> {
+        assert_eq!(buf.len(), self.ranges().end());
+        self.ranges().split_mut(buf)
+    }
+}
 
 /// How a tensor is initialised (PyTorch's defaults).
 #[derive(Clone, Copy, Debug, PartialEq)]

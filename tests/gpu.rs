@@ -14,6 +14,7 @@ use attention_playground::copying::metrics::{Evaluation, KtiwProbe};
 use attention_playground::copying::model::params::TENSOR_NAMES;
 use attention_playground::copying::train::Trainer;
 use attention_playground::optim::OptimizerKind;
+use attention_playground::params::ParamLayout;
 use attention_playground::run::{Metrics, Run, RunError};
 use common::tiny;
 

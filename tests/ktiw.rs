@@ -4,6 +4,7 @@
 mod common;
 
 use attention_playground::copying::metrics::KtiwProbe;
+use attention_playground::params::ParamLayout;
 use common::tiny;
 
 fn probe_matches_one_hot_forward(bidirectional: bool, heads: usize, uniform: bool) {

@@ -4,6 +4,7 @@
 //! allocates nothing; and the two behaviours the lab shows: enough samples learn the hidden
 //! set, too few are memorised.
 
+use attention_playground::params::ParamLayout;
 use attention_playground::rng::Rng;
 use attention_playground::run::Run;
 use attention_playground::sparse::config::{BoolFunction, DecayScope, Positions, SparseConfig};

@@ -2,7 +2,8 @@
 //! step that allocates nothing, and the access to α and β a UI reads.
 
 use attention_playground::copying::config::Config;
-use attention_playground::copying::parallel::{Checkpoint, Replica};
+use attention_playground::copying::parallel::Replica;
+use attention_playground::copying::streams::Checkpoint;
 use attention_playground::copying::train::{check_params, Evaluation, EvaluationMaps, Trainer};
 use attention_playground::optim::OptimizerKind;
 use attention_playground::rng::Rng;

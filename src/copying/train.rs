@@ -7,7 +7,8 @@
 use super::config::Config;
 use super::metrics::mean_over_heads;
 use super::model::Seq2Seq;
-use super::parallel::{evaluation_shard, Checkpoint, EvaluationPart, Evaluator, Replica, Shard};
+use super::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
+use super::streams::Checkpoint;
 use super::tasks::Batch;
 use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_THINNED};
 use crate::run::{LOSSES_RECENT, LOSSES_THINNED};
@@ -16,7 +17,7 @@ use crate::settings::SettingsError;
 use ndarray::{s, Array3, Array4};
 
 pub use super::metrics::Evaluation;
-pub use super::parallel::check_params;
+pub use super::streams::check_params;
 
 /// A run's evaluations: the latest maps of the whole evaluation batch, the evaluation
 /// being gathered from the replicas' parts, and the series of them all. Every backend

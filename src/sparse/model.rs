@@ -10,8 +10,7 @@
 
 use super::config::Positions;
 use crate::kernels::{math, matmul_nn, matmul_nt, matmul_tn, softmax_rows};
-use crate::params::{tensor_set, Init};
-use crate::rng::Rng;
+use crate::params::{tensor_set, Init, ParamLayout};
 
 tensor_set!(
     bit_embedding,      // (2, d)
@@ -95,6 +94,31 @@ pub fn logistic_loss(z: f32, y: f32) -> f32 {
     z.max(0.0) - y * z + (-z.abs()).exp().ln_1p()
 }
 
+impl ParamLayout for SparseModel {
+    type Ranges = Tensors<std::ops::Range<usize>>;
+
+    fn ranges(&self) -> &Self::Ranges {
+        &self.ranges
+    }
+
+    /// How each tensor is initialised: embeddings as `nn.Embedding`, the rest as
+    /// `nn.Linear` (the query as a linear layer's row of `d` inputs).
+    fn init_of(&self, name: &str) -> Init {
+        let Dims {
+            width: d,
+            heads: k,
+            mlp: m,
+            ..
+        } = self.dims;
+        match name {
+            "bit_embedding" | "position_embedding" => Init::Normal,
+            "w_hidden" | "b_hidden" => Init::Uniform { fan: k * d },
+            "w_out" | "b_out" => Init::Uniform { fan: m },
+            _ => Init::Uniform { fan: d },
+        }
+    }
+}
+
 impl SparseModel {
     pub fn new(dims: Dims) -> SparseModel {
         let Dims {
@@ -116,41 +140,6 @@ impl SparseModel {
         };
         let (ranges, len) = sizes.ranges();
         SparseModel { dims, ranges, len }
-    }
-
-    /// How each tensor is initialised: embeddings as `nn.Embedding`, the rest as
-    /// `nn.Linear` (the query as a linear layer's row of `d` inputs).
-    pub fn init_of(&self, name: &str) -> Init {
-        let Dims {
-            width: d,
-            heads: k,
-            mlp: m,
-            ..
-        } = self.dims;
-        match name {
-            "bit_embedding" | "position_embedding" => Init::Normal,
-            "w_hidden" | "b_hidden" => Init::Uniform { fan: k * d },
-            "w_out" | "b_out" => Init::Uniform { fan: m },
-            _ => Init::Uniform { fan: d },
-        }
-    }
-
-    /// Fills `buf` (len) with a fresh initialisation drawn from `rng`.
-    pub fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.initialise(buf, rng, |name| self.init_of(name));
-    }
-
-    /// Named read-only views of `buf`.
-    pub fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.split(buf)
-    }
-
-    /// Named writable views of `buf`.
-    pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.split_mut(buf)
     }
 
     pub fn workspace(&self, batch: usize) -> Workspace {

@@ -204,8 +204,37 @@ pub fn fit_law(law: Law, points: &[(f64, f64)]) -> Option<LawFit> {
     })
 }
 
+/// Every law fitted to `points` `(T, m*)`, in [`Law::ALL`]'s order; none where fewer than
+/// two distinct lengths.
+pub fn fit_laws(points: &[(f64, f64)]) -> Vec<LawFit> {
+    Law::ALL
+        .into_iter()
+        .filter_map(|law| fit_law(law, points))
+        .collect()
+}
+
+/// Every law fitted to `points` `(T, m*)`, best first by its R² in the space of `m*` (laws
+/// of equal R² in [`Law::ALL`]'s order); none where fewer than two distinct lengths.
+pub fn fits_by_r2(points: &[(f64, f64)]) -> Vec<LawFit> {
+    let mut fits = fit_laws(points);
+    fits.sort_by(|a, b| b.r2.total_cmp(&a.r2));
+    fits
+}
+
 /// A law's predictions of lengths it was not fitted to: `(T, measured, predicted)` each.
 pub type Predictions = Vec<(f64, f64, f64)>;
+
+/// The root mean square of `predictions`' relative errors `(predicted − measured) / measured`:
+/// how the held-out check ranks the laws.
+pub fn relative_rms(predictions: &Predictions) -> f64 {
+    let n = predictions.len() as f64;
+    (predictions
+        .iter()
+        .map(|(_, m, p)| ((p - m) / m).powi(2))
+        .sum::<f64>()
+        / n)
+        .sqrt()
+}
 
 /// Each law fitted to the points up to length `upto`, and its predictions of the points
 /// beyond: `(law, [(T, measured, predicted)])`, best first (by the root mean square of the
@@ -216,22 +245,15 @@ pub fn held_out(points: &[(f64, f64)], upto: f64) -> Vec<(Law, Predictions)> {
     if beyond.is_empty() {
         return Vec::new();
     }
-    let mut out: Vec<(Law, Predictions, f64)> = Law::ALL
+    let mut out: Vec<(Law, Predictions, f64)> = fit_laws(&fitted)
         .into_iter()
-        .filter_map(|law| {
-            let f = fit_law(law, &fitted)?;
-            let predictions: Vec<_> = beyond
+        .map(|f| {
+            let predictions: Predictions = beyond
                 .iter()
-                .map(|&(t, m)| (t, m, law.predict(&f.line, t)))
+                .map(|&(t, m)| (t, m, f.law.predict(&f.line, t)))
                 .collect();
-            let n = predictions.len() as f64;
-            let rms = (predictions
-                .iter()
-                .map(|(_, m, p)| ((p - m) / m).powi(2))
-                .sum::<f64>()
-                / n)
-                .sqrt();
-            Some((law, predictions, rms))
+            let rms = relative_rms(&predictions);
+            (f.law, predictions, rms)
         })
         .collect();
     out.sort_by(|a, b| a.2.total_cmp(&b.2));
@@ -286,6 +308,11 @@ mod tests {
                 let f = fit_law(other, points).unwrap();
                 assert!(f.r2 < own.r2 - 1e-4, "{other:?} on {law:?} data: {}", f.r2);
             }
+            let all = fit_laws(points);
+            assert_eq!(all.iter().map(|f| f.law).collect::<Vec<_>>(), Law::ALL);
+            let ranked = fits_by_r2(points);
+            assert_eq!(ranked[0], own);
+            assert!(ranked.windows(2).all(|w| w[0].r2 >= w[1].r2), "{ranked:?}");
             // Fitted up to 256, the law the data follow predicts 512 and 1024 best.
             let held = held_out(points, 256.0);
             assert_eq!(held[0].0, *law, "{held:?}");
@@ -298,6 +325,11 @@ mod tests {
             );
         }
         assert!(held_out(&data[0].1, 2048.0).is_empty(), "nothing held out");
+        assert!(fits_by_r2(&data[0].1[..1]).is_empty(), "one length: no law");
+        // Every law fits equal m* exactly: the ties keep Law::ALL's order.
+        let flat = [(8.0, 50.0), (16.0, 50.0), (32.0, 50.0)];
+        let tied: Vec<_> = fits_by_r2(&flat).iter().map(|f| f.law).collect();
+        assert_eq!(tied, Law::ALL);
         assert_eq!(
             Law::Power.formula(&fit_law(Law::Power, &data[2].1).unwrap().line),
             "m* = 3.00 T^0.600"

@@ -7,6 +7,7 @@ use super::config::{DecayScope, SparseConfig, MAX_HEADS, MAX_LENGTH};
 use super::model::{position_codes, Dims, SparseModel, Workspace};
 use super::task::SparseTask;
 use crate::optim::{Optimizer, OptimizerKind};
+use crate::params::ParamLayout;
 use crate::rng::Rng;
 use crate::run::{check_weights, Metrics, Run, RunError, DIVERGED_FACTOR};
 use crate::run::{HISTORY_RECENT, HISTORY_THINNED, LOSSES_RECENT, LOSSES_THINNED};

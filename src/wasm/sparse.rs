@@ -9,7 +9,7 @@ use super::lab::{LabEntry, LabView};
 use crate::run::{Run, RunError};
 use crate::sparse::config::{SparseConfig, PRESETS};
 use crate::sparse::model::{Dims, SparseModel};
-use crate::sparse::scaling::{fit_law, log2_choose, median, Law, SampleSearch};
+use crate::sparse::scaling::{fits_by_r2, log2_choose, median, Law, SampleSearch};
 use crate::sparse::train::SparseTrainer;
 use js_sys::{Array, Float32Array, Object, Uint32Array};
 use wasm_bindgen::prelude::*;
@@ -180,13 +180,8 @@ pub fn sparse_median(xs: &[f32]) -> f32 {
 #[wasm_bindgen(js_name = sparseLaws)]
 pub fn sparse_laws(ts: &[f64], ms: &[f64], next: f64) -> Result<Array, JsError> {
     let points: Vec<(f64, f64)> = ts.iter().copied().zip(ms.iter().copied()).collect();
-    let mut fits: Vec<_> = Law::ALL
-        .into_iter()
-        .filter_map(|law| fit_law(law, &points))
-        .collect();
-    fits.sort_by(|a, b| b.r2.total_cmp(&a.r2));
     let out = Array::new();
-    for f in fits {
+    for f in fits_by_r2(&points) {
         let o = Object::new();
         let key = match f.law {
             Law::Log => "log",

@@ -6,6 +6,7 @@ use attention_playground::copying::model::params::Dims;
 use attention_playground::copying::model::{Seq2Seq, Workspace};
 use attention_playground::copying::tasks::{Batch, Task};
 use attention_playground::kernels::{gemm, gemm_packed, Mat, MatMut, PackedB};
+use attention_playground::params::ParamLayout;
 use attention_playground::rng::Rng;
 use ndarray::{linalg::general_mat_mul, ArrayView2, ArrayViewMut2, ShapeBuilder};
 

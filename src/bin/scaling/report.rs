@@ -5,7 +5,7 @@
 //! writes them.
 
 use attention_playground::sparse::scaling::{
-    fit_law, held_out, log2_choose, median, Law, Predictions,
+    fit_laws, fits_by_r2, held_out, log2_choose, median, relative_rms, Law,
 };
 use attention_playground::sparse::uncertainty::{
     bootstrap, logistic_crossing, m_star, share_rule, successes, Bootstrap, Trials,
@@ -174,10 +174,7 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
         100.0 * SHARE,
         100.0 * SHARE
     );
-    let fits: Vec<_> = Law::ALL
-        .into_iter()
-        .filter_map(|law| fit_law(law, &points))
-        .collect();
+    let fits = fit_laws(&points);
     if fits.is_empty() {
         return;
     }
@@ -192,20 +189,13 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
             residuals.join(" ")
         );
     }
-    let best = fits
-        .iter()
-        .max_by(|a, b| a.r2.total_cmp(&b.r2))
-        .expect("a fit");
-    println!("  closest on these lengths: {}", best.law.name());
+    let best = fits_by_r2(&points)[0].law;
+    println!("  closest on these lengths: {}", best.name());
     // Why there may be no held-out check: nothing tried beyond fit_upto, nothing learned
     // there, or too few lengths learned up to it.
     let tried_beyond = trials.lengths.iter().any(|l| l.length > fit_upto);
     let learned_upto = points.iter().filter(|p| p.0 <= fit_upto as f64).count();
     let held = held_out(&points, fit_upto as f64);
-    // The root mean square of a law's relative errors on the held-out lengths.
-    let rms = |p: &Predictions| {
-        (p.iter().map(|(_, m, q)| ((q - m) / m).powi(2)).sum::<f64>() / p.len() as f64).sqrt()
-    };
     if !held.is_empty() {
         println!(
             "\nFitted to T <= {fit_upto}, each law's m* at the longer lengths (measured in brackets; \
@@ -220,7 +210,7 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
                 "  {:<12} {}   RMS {:.2}",
                 law.name(),
                 said.join(", "),
-                rms(predictions)
+                relative_rms(predictions)
             );
         }
         println!("  best predicted: {}", held[0].0.name());
@@ -244,10 +234,10 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
             words += &format!(
                 "fitted to T <= {fit_upto}, {} predicted the longer lengths best (RMS relative error {:.2}",
                 first.name(),
-                rms(p)
+                relative_rms(p)
             );
             for (law, p) in rest {
-                words += &format!(", {} {:.2}", law.name(), rms(p));
+                words += &format!(", {} {:.2}", law.name(), relative_rms(p));
             }
             words += ")";
             if let Some(boot) = &boot {
@@ -262,7 +252,7 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
                     words += &format!(" ({} not fitted)", share(boot.lost, RESAMPLES));
                 }
             }
-            if rms(p) > 0.5 {
+            if relative_rms(p) > 0.5 {
                 words += "; but no law predicted them within 50%: here m* follows none of them";
             }
         }

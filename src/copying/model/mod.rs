@@ -10,6 +10,7 @@ pub mod output;
 pub mod params;
 
 use crate::copying::tasks::Batch;
+use crate::params::ParamLayout;
 use attention::{attention_backward, attention_forward, AttnShape, Weights};
 use lstm::{lstm_backward, lstm_forward, LstmCache, LstmGrads, LstmScratch, LstmWeights, Start};
 use output::{

@@ -2,8 +2,7 @@
 //! `crate::params`'s), with PyTorch's initialisation of each. Shapes are row-major;
 //! `D` = encoder directions, `K` = heads, `Hs = D·H`, `NT = V + 2`.
 
-use crate::params::{tensor_set, Init};
-use crate::rng::Rng;
+use crate::params::{tensor_set, Init, ParamLayout};
 
 /// The model's sizes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -84,9 +83,17 @@ impl Layout {
         let (ranges, len) = sizes.ranges();
         Layout { dims, ranges, len }
     }
+}
+
+impl ParamLayout for Layout {
+    type Ranges = Tensors<std::ops::Range<usize>>;
+
+    fn ranges(&self) -> &Self::Ranges {
+        &self.ranges
+    }
 
     /// PyTorch's initialisation of each tensor.
-    pub fn init_of(&self, name: &str) -> Init {
+    fn init_of(&self, name: &str) -> Init {
         let Dims { hidden: h, .. } = self.dims;
         let hs = self.dims.enc_width();
         match name {
@@ -97,23 +104,5 @@ impl Layout {
             // LSTM weights and biases, and the output layer: fan = H.
             _ => Init::Uniform { fan: h },
         }
-    }
-
-    /// Fills `buf` (len) with a fresh initialisation drawn from `rng`.
-    pub fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.initialise(buf, rng, |name| self.init_of(name));
-    }
-
-    /// Named read-only views of `buf`.
-    pub fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.split(buf)
-    }
-
-    /// Named writable views of `buf`.
-    pub fn split_mut<'a>(&self, buf: &'a mut [f32]) -> Tensors<&'a mut [f32]> {
-        assert_eq!(buf.len(), self.len);
-        self.ranges.split_mut(buf)
     }
 }

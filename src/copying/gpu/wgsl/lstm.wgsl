@@ -18,6 +18,17 @@ struct P {
   ss0: vec4<u32>, ss1: vec4<u32>,
 }
 @group(0) @binding(0) var<uniform> p: P;
+
+// Where step t's values lie in both kernels' buffers (before the offset and the seed's part):
+// unit e = b·H + j of a (T, B, H) buffer at state_at(t, e); gate i of sequence b's unit j of
+// a (T, B, 4H) one at gate_at(t, b, j), its gates f, g and o H, 2H and 3H further on.
+fn state_at(t: u32, e: u32) -> u32 {
+  return t * (p.bsz * p.h) + e;
+}
+
+fn gate_at(t: u32, b: u32, j: u32) -> u32 {
+  return (t * p.bsz + b) * (4u * p.h) + j;
+}
 #ifdef FORWARD
 @group(0) @binding(1) var<storage, read> wt: array<f32>;
 @group(0) @binding(2) var<storage, read> table: array<f32>;
@@ -42,10 +53,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   var pf = table[row + h];
   var pg = table[row + 2u * h];
   var po = table[row + 3u * h];
-  let bh = p.bsz * h;
   let h0 = p.h_off + so(5u, sd);
   let c0 = p.c_off + so(6u, sd);
-  let hp = h0 + p.t * bh + b * h; // h[t][b, ..]
+  let hp = h0 + state_at(p.t, b * h); // h[t][b, ..]
   if (!(p.t == 0u && p.zero_start == 1u)) {
     let w0 = p.w_off + so(1u, sd);
     for (var k = 0u; k < h; k++) {
@@ -61,16 +71,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let f = sigmoid(pf);
   let g = tanh_(pg);
   let o = sigmoid(po);
-  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j + so(4u, sd);
+  let go = p.gates_off + gate_at(p.t, b, j) + so(4u, sd);
   gates[go] = i;
   gates[go + h] = f;
   gates[go + 2u * h] = g;
   gates[go + 3u * h] = o;
-  let c = f * cs[c0 + p.t * bh + e] + i * g;
+  let c = f * cs[c0 + state_at(p.t, e)] + i * g;
   let t = tanh_(c);
-  cs[c0 + (p.t + 1u) * bh + e] = c;
-  tc[p.tc_off + p.t * bh + e + so(7u, sd)] = t;
-  hs[h0 + (p.t + 1u) * bh + e] = o * t;
+  cs[c0 + state_at(p.t + 1u, e)] = c;
+  tc[p.tc_off + state_at(p.t, e) + so(7u, sd)] = t;
+  hs[h0 + state_at(p.t + 1u, e)] = o * t;
 }
 #endif
 #ifdef BACKWARD
@@ -81,6 +91,16 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
 @group(0) @binding(5) var<storage, read> dout: array<f32>;
 @group(0) @binding(6) var<storage, read_write> dgates: array<f32>;
 @group(0) @binding(7) var<storage, read_write> carry: array<f32>;
+
+// A gradient d w.r.t. a non-linearity's output y, carried back to its input:
+// σ' = y (1 − y), tanh' = 1 − y².
+fn d_sigmoid(d: f32, y: f32) -> f32 {
+  return d * y * (1.0 - y);
+}
+
+fn d_tanh(d: f32, y: f32) -> f32 {
+  return d * (1.0 - y * y);
+}
 
 // Step t of backpropagation through time (t from T−1 down to 0). The gradient reaching h[t+1]
 // from the later steps is dgates[t+1] W_hh, formed here from the previous dispatch's output.
@@ -96,9 +116,9 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   let bh = p.bsz * h;
   let dg0 = p.dg_off + so(6u, sd);
   let cr = p.carry_off + so(7u, sd);
-  var dh = dout[p.dout_off + p.t * bh + e + so(5u, sd)];
+  var dh = dout[p.dout_off + state_at(p.t, e) + so(5u, sd)];
   if (p.t + 1u < p.steps) {
-    let dn = dg0 + ((p.t + 1u) * p.bsz + b) * g4;
+    let dn = dg0 + gate_at(p.t + 1u, b, 0u);
     let w0 = p.w_off + so(1u, sd);
     for (var r = 0u; r < g4; r++) {
       dh += dgates[dn + r] * w[w0 + r * h + j];
@@ -106,22 +126,22 @@ fn main(@builtin(global_invocation_id) gid: vec3<u32>, @builtin(num_workgroups) 
   } else {
     dh += carry[cr + e];
   }
-  let go = p.gates_off + (p.t * p.bsz + b) * g4 + j + so(2u, sd);
+  let go = p.gates_off + gate_at(p.t, b, j) + so(2u, sd);
   let i = gates[go];
   let f = gates[go + h];
   let g = gates[go + 2u * h];
   let o = gates[go + 3u * h];
-  let t = tc[p.tc_off + p.t * bh + e + so(4u, sd)];
+  let t = tc[p.tc_off + state_at(p.t, e) + so(4u, sd)];
   let d_o = dh * t;
-  let dc = carry[cr + bh + e] + dh * o * (1.0 - t * t);
+  let dc = carry[cr + bh + e] + d_tanh(dh * o, t);
   let di = dc * g;
   let dg = dc * i;
-  let df = dc * cs[p.c_off + p.t * bh + e + so(3u, sd)];
+  let df = dc * cs[p.c_off + state_at(p.t, e) + so(3u, sd)];
   carry[cr + bh + e] = dc * f;
-  let d = dg0 + (p.t * p.bsz + b) * g4 + j;
-  dgates[d] = di * i * (1.0 - i);
-  dgates[d + h] = df * f * (1.0 - f);
-  dgates[d + 2u * h] = dg * (1.0 - g * g);
-  dgates[d + 3u * h] = d_o * o * (1.0 - o);
+  let d = dg0 + gate_at(p.t, b, j);
+  dgates[d] = d_sigmoid(di, i);
+  dgates[d + h] = d_sigmoid(df, f);
+  dgates[d + 2u * h] = d_tanh(dg, g);
+  dgates[d + 3u * h] = d_sigmoid(d_o, o);
 }
 #endif
