@@ -39,6 +39,13 @@ mutants=(
   "src/sparse/model.rs|*b += x;|*b += 0.0 * x;|sparse: drop the position embedding's gradient"
   "src/sparse/model.rs|let dz = (math::sigmoid(z) - y) * inv_n;|let dz = (math::sigmoid(z) + y) * inv_n;|sparse: flip the label's term of the loss"
 )
+# The checks must pass on the tree as it is: a tree that does not build would kill every mutant.
+for check in "--test sparse sparse_gradients" "--test gpu gradients_and_maps_equal_the_cpu_models" "--test gradients"; do
+  # shellcheck disable=SC2086
+  if ! (cd "$work" && cargo test -q $check >/dev/null 2>&1); then
+    echo "the unmutated tree fails: cargo test $check"; exit 1
+  fi
+done
 survivors=0
 for m in "${mutants[@]}"; do
   IFS='|' read -r file from to what <<<"${m//\\|/$'\x01'}"

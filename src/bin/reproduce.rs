@@ -7,15 +7,15 @@
 
 use attention_playground::copying::config::{AttentionMode, Config, TaskKind, PRESETS};
 #[cfg(not(target_arch = "wasm32"))]
-use attention_playground::copying::gpu::{Gpu, GpuTrainer};
+use attention_playground::copying::gpu::{Gpu, OnGpu};
 use attention_playground::copying::metrics::{mean_agreement, shuffled_agreement};
-use attention_playground::copying::train::{Evaluation, EvaluationMaps, Trainer};
+use attention_playground::copying::train::{CopyingRun, Evaluation, OnCpu};
 use attention_playground::optim::OptimizerKind;
+use attention_playground::placement::{self, pick, RunMaker};
 use attention_playground::rng::Rng;
-use attention_playground::run::Run;
 use attention_playground::settings::Settings;
 #[cfg(target_arch = "wasm32")]
-use no_gpu::{Gpu, GpuTrainer};
+use no_gpu::{Gpu, OnGpu};
 use std::io::Write;
 use std::time::Instant;
 
@@ -28,7 +28,8 @@ use common::{num, parallel, parse_seeds, parse_shard};
 #[cfg(target_arch = "wasm32")]
 mod no_gpu {
     use attention_playground::copying::config::Config;
-    use attention_playground::copying::train::Trainer;
+    use attention_playground::copying::train::CopyingRun;
+    use attention_playground::placement::{self, Placement, RunMaker};
     use attention_playground::run::RunError;
 
     #[derive(Clone)]
@@ -39,15 +40,24 @@ mod no_gpu {
             Err("no GPU adapter in a wasm32 build".to_string())
         }
 
-        pub fn describe(&self) -> String {
-            String::new()
-        }
     }
 
-    pub struct GpuTrainer;
+    /// The GPU backend, which a wasm32 build does not have.
+    pub struct OnGpu(pub Gpu);
 
-    impl GpuTrainer {
-        pub fn on(_: Gpu, _: Config) -> Result<Trainer, RunError> {
+    impl RunMaker<dyn CopyingRun> for OnGpu {
+        fn placement(&self) -> Placement {
+            Placement {
+                backend: placement::GPU,
+                workers: 1,
+            }
+        }
+
+        fn describe(&self) -> String {
+            String::new()
+        }
+
+        fn make(&self, _: Config) -> Result<Box<dyn CopyingRun>, RunError> {
             Err(RunError::Backend(
                 "no GPU backend in a wasm32 build".to_string(),
             ))
@@ -109,24 +119,21 @@ struct Args {
     jobs: usize,
     /// Where the agreement with the uniform twin goes, if asked for.
     uf_agreement: Option<String>,
-    gpu: bool,
+    /// The backend's name (`placement::CPU` or `GPU`).
+    backend: &'static str,
 }
 
-/// Where the runs train: the CPU, or a GPU.
-struct Backend(Option<Gpu>);
+/// A backend of copying runs that the seeds' threads share.
+type Maker = dyn RunMaker<dyn CopyingRun> + Sync;
 
-/// A copying run on either backend.
-trait CopyingRun: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps {}
-impl<R: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps> CopyingRun for R {}
-
-impl Backend {
-    /// A fresh run of `config` on this backend.
-    fn run(&self, config: Config) -> Result<Box<dyn CopyingRun>, String> {
-        Ok(match &self.0 {
-            None => Box::new(Trainer::new(config).map_err(|e| e.to_string())?),
-            Some(g) => Box::new(GpuTrainer::on(g.clone(), config).map_err(|e| e.to_string())?),
-        })
+/// The backends the runs may train on (`--backend` picks one by name): the CPU, and the
+/// machine's GPU where it has one.
+fn makers(gpu: Option<&Gpu>) -> Vec<Box<Maker>> {
+    let mut out: Vec<Box<Maker>> = vec![Box::new(OnCpu)];
+    if let Some(g) = gpu {
+        out.push(Box::new(OnGpu(g.clone())));
     }
+    out
 }
 
 /// The CSV of `--uf-agreement`: one row per seed and evaluation.
@@ -182,7 +189,7 @@ fn parse_args() -> Result<Args, String> {
         csv: None,
         jobs: 1,
         uf_agreement: None,
-        gpu: false,
+        backend: placement::CPU,
     };
     let mut shard = None;
     let mut it = argv.iter();
@@ -236,9 +243,9 @@ fn parse_args() -> Result<Args, String> {
             "--shard" => shard = Some(parse_shard(value()?)?),
             "--uf-agreement" => args.uf_agreement = Some(value()?.to_string()),
             "--backend" => {
-                args.gpu = match value()? {
-                    "cpu" => false,
-                    "gpu" => true,
+                args.backend = match value()? {
+                    placement::CPU => placement::CPU,
+                    placement::GPU => placement::GPU,
                     other => return Err(format!("--backend: cpu or gpu, got {other:?}")),
                 }
             }
@@ -304,23 +311,27 @@ impl Summary {
 type SeedRun = (Vec<Evaluation>, f64, Vec<UfPoint>);
 
 fn run_seed(
-    backend: &Backend,
+    backend: &Maker,
     config: &Config,
     seed: u64,
     steps: u64,
     with_uniform: bool,
 ) -> Result<SeedRun, String> {
-    let mut trainer = backend.run(Config {
-        seed,
-        ..config.clone()
-    })?;
+    let mut trainer = backend
+        .make(Config {
+            seed,
+            ..config.clone()
+        })
+        .map_err(|e| e.to_string())?;
     // The twin: the same settings and seed with uniform attention, on the same batches.
     let mut twin = if with_uniform {
-        let t = backend.run(Config {
-            seed,
-            attention: AttentionMode::Uniform,
-            ..config.clone()
-        })?;
+        let t = backend
+            .make(Config {
+                seed,
+                attention: AttentionMode::Uniform,
+                ..config.clone()
+            })
+            .map_err(|e| e.to_string())?;
         let (a, b) = (trainer.eval_batch(), t.eval_batch());
         if a.source != b.source || a.target_out != b.target_out {
             return Err(format!(
@@ -613,26 +624,23 @@ fn main() {
         c.task, c.distinct, c.vocab, c.length, c.hidden, c.batch, c.optimizer, c.learning_rate,
         c.attention, c.heads, c.bidirectional, args.steps, args.seeds
     );
-    let backend = if args.gpu {
-        match Gpu::new() {
-            Ok(g) => {
-                eprintln!("backend gpu: {}", g.describe());
-                Backend(Some(g))
-            }
-            Err(e) => {
-                eprintln!("reproduce: --backend gpu: {e}");
-                std::process::exit(2);
-            }
-        }
-    } else {
-        Backend(None)
-    };
     let with_uniform = args.uf_agreement.is_some();
     let fail = |e: String| -> ! {
         eprintln!("reproduce: {e}");
         std::process::exit(2);
     };
-    let mut results: Vec<(u64, SeedRun)> = match &backend.0 {
+    // The GPU is looked for only where it is asked for.
+    let gpu = if args.backend == placement::GPU {
+        Some(Gpu::new().unwrap_or_else(|e| fail(format!("--backend gpu: {e}"))))
+    } else {
+        None
+    };
+    let makers = makers(gpu.as_ref());
+    let backend = pick(&makers, args.backend).unwrap_or_else(|e| fail(e));
+    if gpu.is_some() {
+        eprintln!("backend gpu: {}", backend.describe());
+    }
+    let mut results: Vec<(u64, SeedRun)> = match &gpu {
         // On a GPU the seeds train batched, as many at once as the device holds (with a
         // uniform twin, one at a time).
         Some(gpu) if !with_uniform => {
@@ -640,7 +648,7 @@ fn main() {
         }
         _ => parallel(args.seeds.len(), args.jobs, |i| {
             let seed = args.seeds[i];
-            match run_seed(&backend, &args.config, seed, args.steps, with_uniform) {
+            match run_seed(backend, &args.config, seed, args.steps, with_uniform) {
                 Ok(r) => (seed, r),
                 Err(e) => fail(e),
             }
@@ -651,7 +659,7 @@ fn main() {
     let mut out = output(&args.csv);
     writeln!(out, "{HEADER}").unwrap();
     let mut summaries = Vec::new();
-    let name = if backend.0.is_some() { "gpu" } else { "cpu" };
+    let name = backend.placement().backend;
     for (seed, (history, ms, _)) in &results {
         for e in history {
             writeln!(

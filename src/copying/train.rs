@@ -10,6 +10,7 @@ use super::model::Seq2Seq;
 use super::parallel::{evaluation_shard, EvaluationPart, Evaluator, Replica, Shard};
 use super::streams::Checkpoint;
 use super::tasks::Batch;
+use crate::placement::{self, Placement, RunMaker};
 use crate::run::{Run, RunError, HISTORY_RECENT, HISTORY_THINNED};
 use crate::run::{LOSSES_RECENT, LOSSES_THINNED};
 use crate::series::Series;
@@ -321,6 +322,30 @@ pub trait EvaluationMaps {
     fn ktiw(&self, seq: usize) -> &[f32];
     /// `α` averaged over heads (Be, Lt, Ls) and `β` (Be, Lt, Ls) of the whole batch.
     fn evaluation_maps(&self) -> (&[f32], &[f32]);
+}
+
+/// A copying run on any backend, as the tools drive it: `Run` and the evaluation's maps.
+pub trait CopyingRun: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps {}
+impl<R: Run<Config = Config, Evaluation = Evaluation> + EvaluationMaps> CopyingRun for R {}
+
+/// The copying lab's CPU backend for the tools: a `Trainer` on one worker.
+pub struct OnCpu;
+
+impl RunMaker<dyn CopyingRun> for OnCpu {
+    fn placement(&self) -> Placement {
+        Placement {
+            backend: placement::CPU,
+            workers: 1,
+        }
+    }
+
+    fn describe(&self) -> String {
+        "the CPU".to_string()
+    }
+
+    fn make(&self, config: Config) -> Result<Box<dyn CopyingRun>, RunError> {
+        Ok(Box::new(Trainer::new(config)?))
+    }
 }
 
 impl EvaluationMaps for Trainer {

@@ -21,3 +21,5 @@ pub use device::Gpu;
 pub use model::{max_seeds, GpuModel, StepResult};
 pub use sweep::GpuSweep;
 pub use trainer::GpuTrainer;
+#[cfg(not(target_arch = "wasm32"))]
+pub use trainer::OnGpu;

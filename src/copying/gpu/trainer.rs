@@ -316,9 +316,14 @@ impl EvaluationMaps for GpuTrainer {
 
 /// Natively a GPU run is driven as any run, each call waiting for the GPU.
 #[cfg(not(target_arch = "wasm32"))]
+pub use native::OnGpu;
+
+#[cfg(not(target_arch = "wasm32"))]
 mod native {
     use super::*;
     use crate::copying::gpu::device::block_on;
+    use crate::copying::train::CopyingRun;
+    use crate::placement::{self, Placement, RunMaker};
     use crate::run::Run;
 
     impl GpuTrainer {
@@ -330,6 +335,26 @@ mod native {
         /// A fresh run of `config` on `gpu` ([`GpuTrainer::on_async`]).
         pub fn on(gpu: Gpu, config: Config) -> Result<GpuTrainer, RunError> {
             block_on(GpuTrainer::on_async(gpu, config))
+        }
+    }
+
+    /// The copying lab's GPU backend for the tools: runs on this GPU.
+    pub struct OnGpu(pub Gpu);
+
+    impl RunMaker<dyn CopyingRun> for OnGpu {
+        fn placement(&self) -> Placement {
+            Placement {
+                backend: placement::GPU,
+                workers: 1,
+            }
+        }
+
+        fn describe(&self) -> String {
+            self.0.describe()
+        }
+
+        fn make(&self, config: Config) -> Result<Box<dyn CopyingRun>, RunError> {
+            Ok(Box::new(GpuTrainer::on(self.0.clone(), config)?))
         }
     }
 
