@@ -18,6 +18,16 @@ pub struct Placement {
     pub workers: usize,
 }
 
+impl Placement {
+    /// On `backend`, one worker.
+    pub const fn on(backend: &'static str) -> Placement {
+        Placement {
+            backend,
+            workers: 1,
+        }
+    }
+}
+
 /// A backend of a lab's runs (`R`: the lab's run, any backend's) as a tool sees it.
 pub trait RunMaker<R: Run + ?Sized> {
     /// Where its runs train.

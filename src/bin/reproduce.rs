@@ -39,7 +39,6 @@ mod no_gpu {
         pub fn new() -> Result<Gpu, String> {
             Err("no GPU adapter in a wasm32 build".to_string())
         }
-
     }
 
     /// The GPU backend, which a wasm32 build does not have.
@@ -47,10 +46,7 @@ mod no_gpu {
 
     impl RunMaker<dyn CopyingRun> for OnGpu {
         fn placement(&self) -> Placement {
-            Placement {
-                backend: placement::GPU,
-                workers: 1,
-            }
+            Placement::on(placement::GPU)
         }
 
         fn describe(&self) -> String {

@@ -333,10 +333,7 @@ pub struct OnCpu;
 
 impl RunMaker<dyn CopyingRun> for OnCpu {
     fn placement(&self) -> Placement {
-        Placement {
-            backend: placement::CPU,
-            workers: 1,
-        }
+        Placement::on(placement::CPU)
     }
 
     fn describe(&self) -> String {

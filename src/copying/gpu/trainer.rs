@@ -343,10 +343,7 @@ mod native {
 
     impl RunMaker<dyn CopyingRun> for OnGpu {
         fn placement(&self) -> Placement {
-            Placement {
-                backend: placement::GPU,
-                workers: 1,
-            }
+            Placement::on(placement::GPU)
         }
 
         fn describe(&self) -> String {
