@@ -21,7 +21,9 @@ const opt = (flag, fallback) => {
 };
 const rounds = Number(opt('--rounds', '5'));
 const seconds = Number(opt('--seconds', '10'));
-const query = opt('--query', '?variant=relaxed-simd&workers=1');
+// Settings of one's own (the small preset with a batch of 33): a preset's budget would pause
+// the run at step 400, within the first round's warm-up, and the rounds would count no steps.
+const query = opt('--query', '?variant=relaxed-simd&workers=1&batch=33');
 const sweepSeeds = opt('--sweep', '');
 const dirs = args.map((d) => resolve(d));
 if (dirs.length !== 2) throw new Error('usage: node scripts/bench-page-ab.js DIR_A DIR_B [--rounds N] [--seconds S] [--query Q]');
