@@ -5,7 +5,7 @@
 //! writes them.
 
 use attention_playground::sparse::scaling::{
-    fit_laws, fits_by_r2, held_out, log2_choose, median, relative_rms, Law,
+    fit_laws, fits_by_r2, held_out, log2_choose, median, relative_rms, Law, Predictions,
 };
 use attention_playground::sparse::uncertainty::{
     bootstrap, logistic_crossing, m_star, share_rule, successes, Bootstrap, Trials,
@@ -109,71 +109,7 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
     let seeds = trials.seeds.len();
     let boot = (seeds >= BOOTSTRAP_SEEDS)
         .then(|| bootstrap(&trials, threshold, fit_upto, RESAMPLES, BOOTSTRAP_SEED));
-    println!("\n{title}:");
-    println!(
-        "{:>6} {:>8} {:>12} {:>8} {:>22} {:>14}   seeds reaching {threshold} at each size tried",
-        "T",
-        "m*",
-        "last failed",
-        format!("m({:.0}%)", 100.0 * SHARE),
-        "m50 [90% bootstrap]",
-        "log2 C(T, s)"
-    );
-    let mut points = Vec::new();
-    for (i, l) in trials.lengths.iter().enumerate() {
-        let t = l.length;
-        let found = m_star(l, threshold, seeds);
-        if let Some(m) = found {
-            points.push((t as f64, m as f64));
-        }
-        let failed = l
-            .probes
-            .iter()
-            .filter(|p| median(&p.tests.iter().map(|x| x.1).collect::<Vec<_>>()) < threshold)
-            .map(|p| p.samples)
-            .max()
-            .unwrap_or(0);
-        let or_none = |m: Option<usize>| m.map_or("none".to_string(), |m| m.to_string());
-        let (lo, hi) = (
-            l.probes.first().map_or(0, |p| p.samples) as f64,
-            l.probes.last().map_or(0, |p| p.samples) as f64,
-        );
-        let interval = match boot.as_ref().and_then(|b| b.m50[i]) {
-            Some([a, _, b]) => format!("[{}–{}]", size_of(a, lo, hi), size_of(b, lo, hi)),
-            None => "[–]".to_string(),
-        };
-        let m50 = match logistic_crossing(l, threshold, &vec![1; seeds]) {
-            Some(c) => format!("{} {interval}", size_of(c.clipped(), lo, hi)),
-            None => "–".to_string(),
-        };
-        let counts: Vec<String> = l
-            .probes
-            .iter()
-            .map(|p| {
-                let (k, n) = successes(p, threshold);
-                format!("{}:{k}/{n}", p.samples)
-            })
-            .collect();
-        println!(
-            "{t:>6} {:>8} {failed:>12} {:>8} {m50:>22} {:>14.1}   {}",
-            or_none(found),
-            share_rule(l, threshold, SHARE).map_or_else(
-                || format!(">{}", l.probes.last().map_or(0, |p| p.samples)),
-                |m| m.to_string()
-            ),
-            log2_choose(t, sparsity),
-            counts.join(" ")
-        );
-    }
-    println!(
-        "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
-         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a \
-         logistic fit of success against log2 m crosses one half (<M, >M: below or above the \
-         sizes tried; –: success does not grow with m), with its 5th–95th percentiles over \
-         resamples of the seeds.",
-        100.0 * SHARE,
-        100.0 * SHARE
-    );
+    let points = print_table(title, sparsity, &trials, boot.as_ref(), threshold);
     let fits = fit_laws(&points);
     if fits.is_empty() {
         return;
@@ -219,9 +155,101 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
         None => println!("\nBootstrap: not run with fewer than {BOOTSTRAP_SEEDS} seeds."),
         Some(boot) => print_bootstrap(boot, seeds, points.len(), threshold, fit_upto, tried_beyond),
     }
-    // The verdict in words.
+    println!(
+        "{}",
+        verdict(&held, boot.as_ref(), fit_upto, tried_beyond, learned_upto)
+    );
+}
+
+/// Prints under `title` the table of `m*` against `T` (see `report`); returns the points
+/// `(T, m*)` of the lengths that have one.
+fn print_table(
+    title: &str,
+    sparsity: usize,
+    trials: &Trials,
+    boot: Option<&Bootstrap>,
+    threshold: f32,
+) -> Vec<(f64, f64)> {
+    let seeds = trials.seeds.len();
+    println!("\n{title}:");
+    println!(
+        "{:>6} {:>8} {:>12} {:>8} {:>22} {:>14}   seeds reaching {threshold} at each size tried",
+        "T",
+        "m*",
+        "last failed",
+        format!("m({:.0}%)", 100.0 * SHARE),
+        "m50 [90% bootstrap]",
+        "log2 C(T, s)"
+    );
+    let mut points = Vec::new();
+    for (i, l) in trials.lengths.iter().enumerate() {
+        let t = l.length;
+        let found = m_star(l, threshold, seeds);
+        if let Some(m) = found {
+            points.push((t as f64, m as f64));
+        }
+        let failed = l
+            .probes
+            .iter()
+            .filter(|p| median(&p.tests.iter().map(|x| x.1).collect::<Vec<_>>()) < threshold)
+            .map(|p| p.samples)
+            .max()
+            .unwrap_or(0);
+        let or_none = |m: Option<usize>| m.map_or("none".to_string(), |m| m.to_string());
+        let (lo, hi) = (
+            l.probes.first().map_or(0, |p| p.samples) as f64,
+            l.probes.last().map_or(0, |p| p.samples) as f64,
+        );
+        let interval = match boot.and_then(|b| b.m50[i]) {
+            Some([a, _, b]) => format!("[{}–{}]", size_of(a, lo, hi), size_of(b, lo, hi)),
+            None => "[–]".to_string(),
+        };
+        let m50 = match logistic_crossing(l, threshold, &vec![1; seeds]) {
+            Some(c) => format!("{} {interval}", size_of(c.clipped(), lo, hi)),
+            None => "–".to_string(),
+        };
+        let counts: Vec<String> = l
+            .probes
+            .iter()
+            .map(|p| {
+                let (k, n) = successes(p, threshold);
+                format!("{}:{k}/{n}", p.samples)
+            })
+            .collect();
+        println!(
+            "{t:>6} {:>8} {failed:>12} {:>8} {m50:>22} {:>14.1}   {}",
+            or_none(found),
+            share_rule(l, threshold, SHARE).map_or_else(
+                || format!(">{}", l.probes.last().map_or(0, |p| p.samples)),
+                |m| m.to_string()
+            ),
+            log2_choose(t, sparsity),
+            counts.join(" ")
+        );
+    }
+    println!(
+        "m*: the fewest samples whose median test accuracy reached {threshold}; m({:.0}%): the \
+         fewest at which {:.0}% of the seeds did (>M: at no size tried, up to M); m50: where a \
+         logistic fit of success against log2 m crosses one half (<M, >M: below or above the \
+         sizes tried; –: success does not grow with m), with its 5th–95th percentiles over \
+         resamples of the seeds.",
+        100.0 * SHARE,
+        100.0 * SHARE
+    );
+    points
+}
+
+/// The verdict in words: which law, fitted up to `fit_upto`, predicted the longer lengths
+/// best, and how often resamples of the seeds agree; or why there is no held-out check.
+fn verdict(
+    held: &[(Law, Predictions)],
+    boot: Option<&Bootstrap>,
+    fit_upto: usize,
+    tried_beyond: bool,
+    learned_upto: usize,
+) -> String {
     let mut words = String::from("\nIn words: ");
-    match held.as_slice() {
+    match held {
         [] if !tried_beyond => {
             words += &format!("no held-out check (no length beyond T = {fit_upto} was tried)")
         }
@@ -240,7 +268,7 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
                 words += &format!(", {} {:.2}", law.name(), relative_rms(p));
             }
             words += ")";
-            if let Some(boot) = &boot {
+            if let Some(boot) = boot {
                 let k =
                     boot.held_out_wins[Law::ALL.iter().position(|l| l == first).expect("a law")];
                 words += &format!(
@@ -257,5 +285,5 @@ pub fn report(title: &str, sparsity: usize, outcomes: &[Outcome], threshold: f32
             }
         }
     }
-    println!("{words}.");
+    words + "."
 }
