@@ -20,9 +20,14 @@ use std::io::Write;
 use std::time::Instant;
 
 mod common;
+#[path = "reproduce/merge.rs"]
+mod merge;
+#[path = "reproduce/summary.rs"]
+mod summary;
 #[path = "reproduce/trace.rs"]
 mod trace;
 use common::{num, parallel, parse_seeds, parse_shard};
+use summary::{print_table, Point, Summary};
 
 /// A wasm32 build of the tool (only ever type-checked) has no GPU backend.
 #[cfg(target_arch = "wasm32")]
@@ -255,53 +260,6 @@ fn parse_args() -> Result<Args, String> {
     Ok(args)
 }
 
-/// What the summary table reads of an evaluation.
-#[derive(Clone, Copy)]
-struct Point {
-    step: u64,
-    token: f32,
-    attention: f32,
-    ktiw: f32,
-}
-
-impl From<&Evaluation> for Point {
-    fn from(e: &Evaluation) -> Self {
-        Point {
-            step: e.step,
-            token: e.token_accuracy,
-            attention: e.attention_accuracy,
-            ktiw: e.ktiw_accuracy,
-        }
-    }
-}
-
-/// What the summary table says of one seed.
-struct Summary {
-    seed: u64,
-    last: Point,
-    token_099: Option<u64>,
-    ktiw_05: Option<u64>,
-    attention_05: Option<u64>,
-    /// Unknown for a merged run (the CSV does not hold it).
-    ms_per_step: Option<f64>,
-}
-
-impl Summary {
-    /// `history`: one seed's evaluations, in step order (not empty).
-    fn of(seed: u64, history: &[Point], ms_per_step: Option<f64>) -> Summary {
-        let first =
-            |pred: &dyn Fn(&Point) -> bool| history.iter().find(|p| pred(p)).map(|p| p.step);
-        Summary {
-            seed,
-            last: history[history.len() - 1],
-            token_099: first(&|p| p.token >= 0.99),
-            ktiw_05: first(&|p| p.ktiw > 0.5),
-            attention_05: first(&|p| p.attention > 0.5),
-            ms_per_step,
-        }
-    }
-}
-
 /// What one seed's run gives: its evaluations, its milliseconds per step, and the
 /// agreement with its uniform twin at each evaluation (empty unless asked for).
 type SeedRun = (Vec<Evaluation>, f64, Vec<UfPoint>);
@@ -428,10 +386,6 @@ fn sweep_seeds(_: &Gpu, _: &Config, _: &[u64], _: u64) -> Result<Vec<(u64, SeedR
     Err("no GPU backend in a wasm32 build".to_string())
 }
 
-fn fmt_step(s: Option<u64>) -> String {
-    s.map_or("never".to_string(), |s| s.to_string())
-}
-
 /// The CSV's output: the file `path`, or standard output.
 fn output(path: &Option<String>) -> Box<dyn Write> {
     match path {
@@ -441,154 +395,6 @@ fn output(path: &Option<String>) -> Box<dyn Write> {
         })),
         None => Box::new(std::io::stdout()),
     }
-}
-
-/// Prints the summary table to stderr, and to stdout too when the CSV went to a file.
-fn print_table(summaries: &[Summary], csv_to_file: bool) {
-    let mut table = String::new();
-    table.push_str("| seed | final token acc | final attn acc | final KTIW acc | token acc ≥ 0.99 at | KTIW acc > 0.5 at | attn acc > 0.5 at | ms/step |\n");
-    table.push_str("|---:|---:|---:|---:|---:|---:|---:|---:|\n");
-    for s in summaries {
-        table.push_str(&format!(
-            "| {} | {:.3} | {:.3} | {:.3} | {} | {} | {} | {} |\n",
-            s.seed,
-            s.last.token,
-            s.last.attention,
-            s.last.ktiw,
-            fmt_step(s.token_099),
-            fmt_step(s.ktiw_05),
-            fmt_step(s.attention_05),
-            s.ms_per_step
-                .map_or("–".to_string(), |ms| format!("{ms:.1}"))
-        ));
-    }
-    let solved = summaries.iter().filter(|s| s.token_099.is_some()).count();
-    let ktiw_first = summaries
-        .iter()
-        .filter(|s| matches!((s.ktiw_05, s.attention_05), (Some(k), Some(a)) if k < a))
-        .count();
-    let both = summaries
-        .iter()
-        .filter(|s| s.ktiw_05.is_some() && s.attention_05.is_some())
-        .count();
-    table.push_str(&format!(
-        "\nreached token acc 0.99: {solved}/{} seeds; KTIW acc passed 0.5 strictly before attention acc in {ktiw_first}/{both} seeds where both did\n",
-        summaries.len()
-    ));
-    eprint!("\n{table}");
-    if csv_to_file {
-        print!("{table}");
-    }
-}
-
-/// One row of a run's CSV: the point the summary reads (its step orders the rows within
-/// a seed), and the line as written.
-struct Row {
-    seed: u64,
-    point: Point,
-    line: String,
-}
-
-/// Reads the rows of a CSV that `reproduce` wrote.
-fn read_csv(path: &str) -> Result<Vec<Row>, String> {
-    let text = std::fs::read_to_string(path).map_err(|e| format!("cannot read {path}: {e}"))?;
-    let mut lines = text.lines();
-    let named = match lines.next() {
-        Some(HEADER) => true,
-        Some(HEADER_CPU_ONLY) => false,
-        _ => {
-            return Err(format!(
-                "{path}: not a CSV of reproduce (its first line must be {HEADER})"
-            ))
-        }
-    };
-    lines
-        .enumerate()
-        .filter(|(_, l)| !l.is_empty())
-        .map(|(k, line)| {
-            let f: Vec<&str> = line.split(',').collect();
-            let bad = || {
-                let what = if named {
-                    "8 numbers and the backend (cpu or gpu)"
-                } else {
-                    "8 numbers"
-                };
-                format!("{path}, line {}: not a row of {what}: {line:?}", k + 2)
-            };
-            let fields = if named { 9 } else { 8 };
-            if f.len() != fields || (named && !matches!(f[8], "cpu" | "gpu")) {
-                return Err(bad());
-            }
-            let float = |i: usize| f[i].parse::<f32>().map_err(|_| bad());
-            Ok(Row {
-                seed: f[0].parse().map_err(|_| bad())?,
-                point: Point {
-                    step: f[1].parse().map_err(|_| bad())?,
-                    token: float(3)?,
-                    attention: float(4)?,
-                    ktiw: float(5)?,
-                },
-                line: if named {
-                    line.to_string()
-                } else {
-                    format!("{line},cpu")
-                },
-            })
-        })
-        .collect()
-}
-
-/// `reproduce merge FILE... [--csv OUT]`: the shards' rows as one run's CSV, and its table.
-fn merge(argv: &[String]) -> Result<(), String> {
-    let mut files = Vec::new();
-    let mut csv = None;
-    let mut it = argv.iter();
-    while let Some(a) = it.next() {
-        match a.as_str() {
-            "--csv" => csv = Some(it.next().ok_or("--csv needs a value")?.clone()),
-            "--help" | "-h" => {
-                print!("{HELP}");
-                std::process::exit(0);
-            }
-            _ => files.push(a.clone()),
-        }
-    }
-    if files.is_empty() {
-        return Err("merge: give the shards' CSV files".to_string());
-    }
-    let mut rows: Vec<Row> = Vec::new();
-    let mut owner = std::collections::BTreeMap::new();
-    for file in &files {
-        for row in read_csv(file)? {
-            if let Some(other) = owner.insert(row.seed, file.clone()) {
-                if &other != file {
-                    return Err(format!(
-                        "merge: seed {} is in both {other} and {file}",
-                        row.seed
-                    ));
-                }
-            }
-            rows.push(row);
-        }
-    }
-    // As one run writes them: by seed, each seed's evaluations in step order.
-    rows.sort_by_key(|r| (r.seed, r.point.step));
-    let mut out = output(&csv);
-    writeln!(out, "{HEADER}").unwrap();
-    for r in &rows {
-        writeln!(out, "{}", r.line).unwrap();
-    }
-    out.flush().unwrap();
-    drop(out);
-    let summaries: Vec<Summary> = rows
-        .chunk_by(|a, b| a.seed == b.seed)
-        .map(|seed| {
-            let points: Vec<Point> = seed.iter().map(|r| r.point).collect();
-            Summary::of(seed[0].seed, &points, None)
-        })
-        .collect();
-    print_table(&summaries, csv.is_some());
-    Ok(())
 }
 
 fn main() {
@@ -601,7 +407,7 @@ fn main() {
         return;
     }
     if argv.first().map(String::as_str) == Some("merge") {
-        if let Err(e) = merge(&argv[1..]) {
+        if let Err(e) = merge::merge(&argv[1..]) {
             eprintln!("reproduce: {e}");
             std::process::exit(2);
         }
