@@ -50,12 +50,6 @@ macro_rules! tensor_set {
             type Views<'a> = Tensors<&'a [f32]>;
             type ViewsMut<'a> = Tensors<&'a mut [f32]>;
 
-            fn end(&self) -> usize {
-                let mut end = 0;
-                self.visit(|_, r| end = end.max(r.end));
-                end
-            }
-
             fn split<'a>(&self, buf: &'a [f32]) -> Tensors<&'a [f32]> {
                 self.clone().map(|_, r| &buf[r])
             }
@@ -91,9 +85,6 @@ pub trait TensorRanges {
     /// Named writable views of a buffer: `Tensors<&mut [f32]>`.
     type ViewsMut<'a>;
 
-    /// Where the last tensor ends: the buffer's length.
-    fn end(&self) -> usize;
-
     /// Named read-only views of `buf`.
     fn split<'a>(&self, buf: &'a [f32]) -> Self::Views<'a>;
 
@@ -107,7 +98,7 @@ pub trait TensorRanges {
 
 /// A model's parameter layout: it gives where its tensors lie and how each is drawn; the
 /// views of a buffer and its initialisation are written here, once for every model. A
-/// buffer must be as long as the layout (`ranges().end()`, the parameter count).
+/// buffer must be as long as the layout (`param_count()`).
 pub trait ParamLayout {
     /// `Tensors<Range<usize>>` of the model's `tensor_set!`.
     type Ranges: TensorRanges;
@@ -115,25 +106,28 @@ pub trait ParamLayout {
     /// Where each tensor lies in the buffer.
     fn ranges(&self) -> &Self::Ranges;
 
+    /// The parameter count: where the last tensor ends.
+    fn param_count(&self) -> usize;
+
     /// How the tensor `name` is initialised.
     fn init_of(&self, name: &str) -> Init;
 
     /// Fills `buf` with a fresh initialisation drawn from `rng`.
     fn initialise(&self, buf: &mut [f32], rng: &mut Rng) {
-        assert_eq!(buf.len(), self.ranges().end());
+        assert_eq!(buf.len(), self.param_count());
         self.ranges()
             .initialise(buf, rng, |name| self.init_of(name));
     }
 
     /// Named read-only views of `buf`.
     fn split<'a>(&self, buf: &'a [f32]) -> <Self::Ranges as TensorRanges>::Views<'a> {
-        assert_eq!(buf.len(), self.ranges().end());
+        assert_eq!(buf.len(), self.param_count());
         self.ranges().split(buf)
     }
 
     /// Named writable views of `buf`.
     fn split_mut<'a>(&self, buf: &'a mut [f32]) -> <Self::Ranges as TensorRanges>::ViewsMut<'a> {
-        assert_eq!(buf.len(), self.ranges().end());
+        assert_eq!(buf.len(), self.param_count());
         self.ranges().split_mut(buf)
     }
 }

@@ -16,9 +16,7 @@ use crate::params::ParamLayout;
 use crate::run::{check_weights, RunError, DIVERGED_FACTOR};
 use crate::settings::{Settings, SettingsError};
 
-// What a run starts from is `streams.rs`'s; re-exported here for the files that still
-// import it from this module (`copying::gpu`, the facade).
-pub use crate::copying::streams::{dims_of, initialise, param_count, Checkpoint, Streams};
+use crate::copying::streams::{dims_of, initialise, Checkpoint, Streams};
 
 /// Rows `lo..hi` of a batch: share `index` of `count` near-equal parts.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

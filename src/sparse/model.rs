@@ -101,6 +101,10 @@ impl ParamLayout for SparseModel {
         &self.ranges
     }
 
+    fn param_count(&self) -> usize {
+        self.len
+    }
+
     /// How each tensor is initialised: embeddings as `nn.Embedding`, the rest as
     /// `nn.Linear` (the query as a linear layer's row of `d` inputs).
     fn init_of(&self, name: &str) -> Init {

@@ -13,7 +13,7 @@ use super::trainer::record;
 use crate::copying::config::{AttentionMode, Config};
 use crate::copying::metrics::Evaluation;
 use crate::copying::model::Seq2Seq;
-use crate::copying::parallel::{dims_of, initialise, Streams};
+use crate::copying::streams::{dims_of, initialise, Streams};
 use crate::copying::tasks::Batch;
 use crate::copying::train::Evaluations;
 use crate::run::{RunError, LOSSES_RECENT, LOSSES_THINNED};

@@ -92,6 +92,10 @@ impl ParamLayout for Layout {
         &self.ranges
     }
 
+    fn param_count(&self) -> usize {
+        self.len
+    }
+
     /// PyTorch's initialisation of each tensor.
     fn init_of(&self, name: &str) -> Init {
         let Dims { hidden: h, .. } = self.dims;
