@@ -246,7 +246,6 @@ pub trait Settings: Fields + Clone + Default {
     fn with_live(&self, from: &Self) -> Result<Self, SettingsError> {
         let mut c = self.clone();
         c.take_live(from);
-        c.check_fields()?;
         c.validate()?;
         Ok(c)
     }

@@ -127,7 +127,7 @@ export class Runs {
     if (!paired && this.paired.length) this.paired = [];
     for (const run of this.all()) {
       run.setEvaluationMaps(paired);
-      run.setSpeed(paceAt(s.speed, this.first.currentStep(), this.store.lab.gentle.steps));
+      run.setSpeed(paceAt(s.speed, this.first.currentStep(), this.lab.gentle.steps));
       run.select(s.seq, s.head);
       if (!run.dead) run.setPlaying(s.playing && this.visible && !s.viewing && !run.halted);
     }
@@ -203,7 +203,7 @@ export class Runs {
   pace() {
     const s = this.store.state;
     // The gentle start speeds up once the first run is past its slow steps.
-    const speed = paceAt(s.speed, this.first.currentStep(), this.store.lab.gentle.steps);
+    const speed = paceAt(s.speed, this.first.currentStep(), this.lab.gentle.steps);
     for (const run of this.all()) run.setSpeed(speed);
     const live = this.all().filter((r) => !r.dead && !r.halted && !r.failed);
     let budget = this.budget();

@@ -21,8 +21,7 @@ export function showBackend(backend, detail) {
  * @returns {import('../training/runs.js').RunsEvents}
  */
 export function runEvents({ store, runs, redraw, points }) {
-  return (which, run, msg) => {
-    void run;
+  return (which, _run, msg) => {
     const second = which === 'second' ? `The compared run (${runs().names()?.[1] ?? ''}): ` : '';
     switch (msg.type) {
       case 'snapshot':
